@@ -1,0 +1,11 @@
+# Writes OUT: a C++ source holding every *.yaml under ROOT as (relative path, text).
+file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/*.yaml)
+list(SORT files)
+set(body "// Generated from rules/*.yaml by cmake/embed_rules.cmake. Do not edit.\n#include \"rules/embedded.h\"\nnamespace aegis {\nconst std::vector<EmbeddedFile>& EmbeddedRuleFiles() {\n  static const std::vector<EmbeddedFile> files = {\n")
+foreach(f ${files})
+  file(READ ${ROOT}/${f} text)
+  string(APPEND body "    {\"${f}\", R\"AEGIS_EMBED(${text})AEGIS_EMBED\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n}  // namespace aegis\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

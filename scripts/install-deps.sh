@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Aegis builds and tests with, only those missing.
+# Idempotent: a machine that has everything runs no apt command at all.
+set -euo pipefail
+pkgs=(
+  cmake ninja-build g++ clang libclang-rt-14-dev pkg-config make
+  libvectorscan-dev libre2-dev nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}"
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,25 @@
+// The subcommands of the aegis CLI; each returns the process exit code.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "match/matcher.h"
+
+namespace aegis {
+
+struct DiagnoseArgs {
+  std::string bundle;
+  bool json = false;
+  int threads = 0;
+};
+int RunDiagnose(const DiagnoseArgs& args, const Matcher& matcher);
+
+struct ClassifyArgs {
+  std::vector<std::string> files;
+  bool json = false;
+};
+int RunClassify(const ClassifyArgs& args, const Matcher& matcher);
+
+int RunRulesCheck(const Matcher& matcher);
+
+}  // namespace aegis

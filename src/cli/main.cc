@@ -1,0 +1,49 @@
+// aegis: the command-line front end. Thin: every decision is the engine's.
+//   aegis diagnose BUNDLE [--json]        verdict for a saved incident bundle
+//   aegis classify [FILE...] [--json]     class of every log line (stdin without FILE)
+//   aegis rules check                     validate the rule set against its samples
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "bundle/bundle_reader.h"
+#include "cli/commands.h"
+#include "match/matcher.h"
+#include "rules/catalog.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
+  app.require_subcommand(1);
+  std::vector<std::string> rule_dirs;
+  app.add_option("--rules", rule_dirs, "extra rule directory (adds or overrides built-in rules); repeatable")
+      ->check(CLI::ExistingDirectory);
+
+  aegis::DiagnoseArgs d;
+  auto* diagnose = app.add_subcommand("diagnose", "diagnose an incident bundle (spec/bundle.md)");
+  diagnose->add_option("bundle", d.bundle, "bundle directory")->required();
+  diagnose->add_flag("--json", d.json, "print the verdict as one JSON object");
+  diagnose->add_option("--threads", d.threads, "scanning threads (default: one per core)");
+
+  aegis::ClassifyArgs c;
+  auto* classify = app.add_subcommand("classify", "classify log lines (spec/classify.md)");
+  classify->add_option("files", c.files, "log files (default: standard input)");
+  classify->add_flag("--json", c.json, "one JSON object per input line");
+
+  auto* rules = app.add_subcommand("rules", "work with the rule catalogue");
+  auto* check = rules->add_subcommand("check", "load the rules and match every rule against its samples");
+  rules->require_subcommand(1);
+
+  CLI11_PARSE(app, argc, argv);
+  // Flags of the main app given after the subcommand are parsed too (CLI11 fallthrough).
+  try {
+    aegis::Catalog catalog = aegis::Catalog::Load(rule_dirs);
+    aegis::Matcher matcher(catalog);
+    if (*diagnose) return aegis::RunDiagnose(d, matcher);
+    if (*classify) return aegis::RunClassify(c, matcher);
+    if (*check) return aegis::RunRulesCheck(matcher);
+  } catch (const aegis::CatalogError& e) {
+    std::fprintf(stderr, "aegis: rules: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,26 @@
+// Small string helpers shared by every component. Pure functions, thread-safe.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aegis {
+
+std::string_view Trim(std::string_view s);
+std::string ToLower(std::string_view s);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool IStartsWith(std::string_view s, std::string_view prefix);  // ASCII case-insensitive
+std::vector<std::string_view> Split(std::string_view s, char sep);
+
+// Replaces every byte sequence that is not valid UTF-8 (and every control character but
+// tab) with U+FFFD, and cuts the result to at most max_bytes (adding "..." when cut), so
+// that anything taken from a log can go into JSON and onto a terminal.
+std::string SanitizeForOutput(std::string_view s, size_t max_bytes = 1024);
+bool IsValidUtf8(std::string_view s);
+
+std::optional<long long> ParseInt(std::string_view s);
+std::optional<double> ParseDouble(std::string_view s);
+
+}  // namespace aegis

@@ -1,0 +1,24 @@
+// Timestamp parsing for the forms logs print. All results are seconds since the Unix
+// epoch (UTC; a time without a zone is taken as UTC). Pure functions, thread-safe.
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace aegis {
+
+// Days since 1970-01-01 of a proleptic Gregorian date.
+long long DaysFromCivil(int year, unsigned month, unsigned day);
+// 1..12 for "Jan".."Dec" (case-insensitive), 0 otherwise.
+int MonthFromAbbrev(std::string_view s);
+// Year of an epoch time.
+int YearOf(double epoch_seconds);
+
+// "2026-11-30T10:11:12", "2026-11-30 10:11:12.123", with ",123" fractions and a zone
+// "Z", "+00:00", "+0800" or " +08:00". On success *consumed is the length read.
+std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed = nullptr);
+// "Nov 30 10:11:12" (syslog, no year: `year` is used), *consumed as above.
+std::optional<double> ParseSyslogTime(std::string_view s, int year, size_t* consumed = nullptr);
+// "Mon Nov 30 10:11:12 2026" (dmesg -T, ctime).
+std::optional<double> ParseCtime(std::string_view s, size_t* consumed = nullptr);
+
+}  // namespace aegis

@@ -1,0 +1,97 @@
+// Stage 2: when no node is proven bad, the first fatal line says what kind of failure
+// this is. A configuration error or the job's own exception, seen before the distributed
+// errors (which then are its echo: peers of a dead process report connection errors
+// naming its host, every other rank times out), decides the verdict. Distributed errors
+// that clearly come first leave the decision to RootDiag.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "diagnose/stages.h"
+
+namespace aegis {
+
+namespace {
+
+// Lines printed without their own time inherit a neighbour's; allow that much slack.
+constexpr double kSlackSeconds = 2.0;
+constexpr size_t kMaxEvidence = 8;
+
+double Earliest(const std::vector<const LocatedEvent*>& list) {
+  double t = INFINITY;
+  for (auto* e : list)
+    if (!std::isnan(e->ev.ts)) t = std::min(t, e->ev.ts);
+  return t;
+}
+
+// `a` is not clearly later than `b` (unknown times never count as later).
+bool NotLater(double a, double b) { return std::isinf(a) || std::isinf(b) || a <= b + kSlackSeconds; }
+
+}  // namespace
+
+bool EarlyFatalStage(const Incident& inc, Verdict* v) {
+  std::vector<const LocatedEvent*> config, user, dist;
+  for (const auto& e : inc.events) {
+    if (e.source == SourceKind::kSwitch) continue;
+    if (e.node >= 0 && !inc.job_nodes.empty() && !inc.IsJobNode(e.node)) continue;
+    switch (e.ev.line_class) {
+      case LineClass::kConfig: config.push_back(&e); break;
+      case LineClass::kUser: user.push_back(&e); break;
+      case LineClass::kDist:
+        if (!inc.topology.nodes.empty()) dist.push_back(&e);
+        break;
+      default: break;
+    }
+  }
+  auto by_time = [](auto* a, auto* b) { return EarlierEvent(*a, *b); };
+  std::sort(config.begin(), config.end(), by_time);
+  std::sort(user.begin(), user.end(), by_time);
+  const double t_config = Earliest(config), t_user = Earliest(user), t_dist = Earliest(dist);
+
+  if (!config.empty() && NotLater(t_config, t_dist) && NotLater(t_config, t_user)) {
+    // Repair each host that printed a configuration error, with the rule's key.
+    std::map<std::string, const LocatedEvent*> first_by_host;
+    for (auto* e : config)
+      if (e->node >= 0 && !first_by_host.count(e->host)) first_by_host[e->host] = e;
+    if (first_by_host.empty()) return false;
+    std::set<std::string> keys;
+    for (const auto& [host, e] : first_by_host) {
+      RepairEntry r;
+      r.host = HostOf(inc, e->node);
+      r.component = "config";
+      r.key = e->ev.config_key;
+      v->repair.push_back(r);
+      v->evidence.push_back(EvidenceOf(*e));
+      keys.insert(e->ev.rule_id);
+    }
+    v->action = "repair";
+    v->cause = "config";
+    v->stage = "config_check";
+    v->summary = fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
+                             first_by_host.size());
+    return true;
+  }
+  if (!user.empty() && NotLater(t_user, t_dist)) {
+    const LocatedEvent* first = user.front();
+    v->action = "none";
+    v->cause = "user";
+    v->stage = "user_error";
+    std::string what = first->ev.rule_id;
+    if (auto exc = first->ev.Field("exc"); !exc.empty()) what = std::string(exc);
+    v->summary = fmt::format(
+        "the job failed on its own: {} on {}{}; nothing to isolate (the errors of the other ranks follow from it).",
+        what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : "");
+    size_t k = 0;
+    for (auto* e : user) {
+      if (k++ >= kMaxEvidence) break;
+      v->evidence.push_back(EvidenceOf(*e));
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace aegis

@@ -1,0 +1,70 @@
+#include "diagnose/engine.h"
+
+#include <fmt/format.h>
+
+#include "diagnose/stages.h"
+
+namespace aegis {
+
+void OfflineStage(const Incident& inc, Verdict* v) {
+  v->action = "offline";
+  v->cause = "unknown";
+  v->stage = "offline";
+  v->offline = inc.job.hosts;
+  // The errors that were seen, so that offline diagnosis starts from them.
+  size_t k = 0;
+  for (const auto& e : inc.events) {
+    if (k >= 8) break;
+    if (e.ev.line_class == LineClass::kDist || e.ev.line_class == LineClass::kHint) {
+      v->evidence.push_back(EvidenceOf(e));
+      ++k;
+    }
+  }
+  if (v->evidence.empty()) {
+    Evidence none;
+    none.file = ".";
+    none.rule = "no-signal";
+    none.text = fmt::format("no rule matched in {} bytes of logs; no ConfigCheck or NetDiag finding",
+                            inc.bytes_scanned);
+    v->evidence.push_back(none);
+  }
+  v->summary = fmt::format("no runtime verdict; send the job's {} host(s) to offline diagnosis.", inc.job.hosts.size());
+}
+
+Verdict DecideVerdict(const Incident& inc, const Catalog& catalog) {
+  Verdict v;
+  v.job = inc.job.id;
+  v.kind = inc.job.state == "hung" ? "hang" : inc.job.state == "slow" ? "degradation" : "failure";
+  v.missing = inc.missing;
+  v.unreadable = inc.unreadable;
+  for (const auto& u : inc.unreadable)
+    if (u.reason.find("cannot open") != std::string::npos || u.reason.find("not a valid JSON") != std::string::npos)
+      v.missing.push_back(u.file);
+
+  // The order is Algorithm 1's, made robust:
+  //  1. Critical errors prove a node bad on their own: cheapest and most often right.
+  //  2. If the first fatal lines are a configuration error or the job's own exception,
+  //     everything distributed after them is their echo.
+  //  3. Distributed errors: a pair, or RootDiag's common endpoint; a configuration or
+  //     network finding on that endpoint turns isolation into repair.
+  //  4. No pattern: ConfigCheck, then NetDiag, over the whole job.
+  //  5. Offline diagnosis of every host.
+  if (CriticalStage(inc, &v)) return v;
+  if (EarlyFatalStage(inc, &v)) return v;
+  const auto config = RunConfigCheck(inc, catalog);
+  const auto net = RunNetDiag(inc);
+  if (DistStage(inc, config, net, &v)) return v;
+  if (ConfigCheckStage(inc, config, &v)) return v;
+  if (NetDiagStage(inc, net, &v)) return v;
+  OfflineStage(inc, &v);
+  return v;
+}
+
+Verdict Diagnose(const std::string& bundle_dir, const Matcher& matcher, const DiagnoseOptions& options) {
+  CollectOptions co;
+  co.threads = options.threads;
+  Incident inc = CollectIncident(bundle_dir, matcher, co);
+  return DecideVerdict(inc, matcher.catalog());
+}
+
+}  // namespace aegis

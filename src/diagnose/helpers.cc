@@ -1,0 +1,68 @@
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "diagnose/stages.h"
+
+namespace aegis {
+
+Evidence EvidenceOf(const LocatedEvent& e) {
+  Evidence ev;
+  ev.host = e.host;
+  ev.file = e.file;
+  ev.line = static_cast<long long>(e.ev.line);
+  ev.rule = e.ev.rule_id;
+  ev.text = e.ev.text;
+  return ev;
+}
+
+std::string GpuDevice(int gpu) { return gpu >= 0 ? "gpu" + std::to_string(gpu) : std::string(); }
+
+std::string HostOf(const Incident& inc, int node) {
+  return node >= 0 && static_cast<size_t>(node) < inc.topology.nodes.size()
+             ? inc.topology.nodes[static_cast<size_t>(node)].host
+             : std::string();
+}
+
+bool EarlierEvent(const LocatedEvent& a, const LocatedEvent& b) {
+  const bool at = !std::isnan(a.ev.ts), bt = !std::isnan(b.ev.ts);
+  if (at != bt) return at;
+  if (at && a.ev.ts != b.ev.ts) return a.ev.ts < b.ev.ts;
+  if (a.file != b.file) return a.file < b.file;
+  return a.ev.line < b.ev.line;
+}
+
+void AddRepairs(const std::vector<ConfigFinding>& findings, Verdict* v) {
+  for (const auto& f : findings) {
+    RepairEntry r;
+    r.host = f.host;
+    r.component = "config";
+    r.key = f.key;
+    r.value = f.value;
+    r.expected = f.expected;
+    v->repair.push_back(r);
+    Evidence e;
+    e.host = f.host;
+    e.file = "nodes/" + f.host + "/facts.json";
+    e.rule = "check-" + f.check;
+    e.text = fmt::format("{} = {} (expected {}): {}", f.key, f.value.empty() ? "(absent)" : f.value, f.expected,
+                         f.reason);
+    v->evidence.push_back(e);
+  }
+}
+
+void AddNetRepairs(const Incident& inc, const std::vector<NetFinding>& findings, Verdict* v) {
+  for (const auto& f : findings) {
+    RepairEntry r;
+    r.host = HostOf(inc, f.node);
+    r.component = f.component;
+    r.device = !f.port.empty() ? f.port
+               : f.nic >= 0    ? inc.topology.nodes[static_cast<size_t>(f.node)].nics[static_cast<size_t>(f.nic)].name
+                               : std::string();
+    r.switch_name = f.switch_name;
+    v->repair.push_back(r);
+    for (const auto& e : f.evidence) v->evidence.push_back(e);
+  }
+}
+
+}  // namespace aegis

@@ -1,0 +1,66 @@
+// The stages of Algorithm 1 (AEGIS.md section 1), each a small function over the
+// collected Incident. A stage that decides fills the Verdict and returns true; the
+// order in which engine.cc calls them is the algorithm.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnose/incident.h"
+#include "diagnose/verdict.h"
+#include "rules/catalog.h"
+
+namespace aegis {
+
+// 1. Any job host with a critical line: isolate it (a link fault: repair its port).
+bool CriticalStage(const Incident& inc, Verdict* v);
+
+// 2. The earliest fatal lines are configuration errors (repair them) or the job's own
+//    (user-error gate: action none) rather than distributed errors that follow them.
+bool EarlyFatalStage(const Incident& inc, Verdict* v);
+
+// ConfigCheck over facts.json: the odd host out of "agree" keys, and unexpected values.
+struct ConfigFinding {
+  std::string host;
+  std::string key;
+  std::string value;
+  std::string expected;
+  std::string check;
+  std::string reason;
+};
+std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& catalog);
+
+// NetDiag: switch-port events and probe results mapped to host NICs.
+struct NetFinding {
+  int node = -1;
+  int nic = -1;
+  std::string component;  // switch_port (down, flap) or link (CRC, optics, loss, latency)
+  std::string port;       // switch port, when known
+  std::string switch_name;
+  std::string what;       // one line for the summary
+  std::vector<Evidence> evidence;
+};
+std::vector<NetFinding> RunNetDiag(const Incident& inc);
+
+// 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
+//    and NetDiag findings on the located hosts turn the isolation into a repair.
+bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, const std::vector<NetFinding>& net,
+               Verdict* v);
+
+// 4. No pattern: ConfigCheck, then NetDiag.
+bool ConfigCheckStage(const Incident& inc, const std::vector<ConfigFinding>& config, Verdict* v);
+bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
+
+// 5. Nothing decided: all the job's hosts go offline.
+void OfflineStage(const Incident& inc, Verdict* v);
+
+// Shared helpers.
+Evidence EvidenceOf(const LocatedEvent& e);
+std::string GpuDevice(int gpu);  // "gpu3", "" for -1
+std::string HostOf(const Incident& inc, int node);
+// Earliest first; events without a time keep their file order after timed ones.
+bool EarlierEvent(const LocatedEvent& a, const LocatedEvent& b);
+void AddRepairs(const std::vector<ConfigFinding>& findings, Verdict* v);
+void AddNetRepairs(const Incident& inc, const std::vector<NetFinding>& findings, Verdict* v);
+
+}  // namespace aegis

@@ -1,0 +1,246 @@
+#include "logs/line_prefix.h"
+
+#include "common/text.h"
+#include "common/time.h"
+
+namespace aegis {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(char c) { return c == ' ' || c == '\t'; }
+
+size_t SkipSpaces(std::string_view s, size_t p) {
+  while (p < s.size() && IsSpace(s[p])) ++p;
+  return p;
+}
+
+// Reads an unsigned integer at p; returns digits read.
+size_t ReadUint(std::string_view s, size_t p, int* out) {
+  size_t n = 0;
+  long long v = 0;
+  while (p + n < s.size() && IsDigit(s[p + n]) && n < 9) v = v * 10 + (s[p + n++] - '0');
+  if (n) *out = static_cast<int>(v);
+  return n;
+}
+
+// "host tag:" after a syslog / journal timestamp: a host token, then a tag token that
+// ends with ':' (e.g. "kernel:", "python[123]:"). Returns the length consumed or 0.
+size_t SyslogHostTag(std::string_view s, size_t p) {
+  size_t q = SkipSpaces(s, p);
+  size_t host_end = q;
+  auto host_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '.' || c == '-' || c == '_';
+  };
+  while (host_end < s.size() && host_char(s[host_end])) ++host_end;
+  if (host_end < s.size() && !IsSpace(s[host_end])) return 0;
+  if (host_end == q || host_end >= s.size()) return 0;
+  size_t tag = host_end + 1;
+  size_t tag_end = tag;
+  while (tag_end < s.size() && (host_char(s[tag_end]) || s[tag_end] == '[' || s[tag_end] == ']' || s[tag_end] == '/'))
+    ++tag_end;
+  if (tag_end == tag || tag_end >= s.size() || s[tag_end] != ':') return 0;
+  if (tag_end - tag > 64) return 0;
+  return tag_end + 1 - p;
+}
+
+// One prefix element at p. Returns the new position, or p when nothing was recognised.
+size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out) {
+  if (p >= s.size()) return p;
+  std::string_view r = s.substr(p);
+  size_t used = 0;
+
+  // Syslog priority "<3>" and RFC 5424 "<3>1 ".
+  if (r[0] == '<') {
+    int pri;
+    size_t n = ReadUint(r, 1, &pri);
+    if (n && n <= 3 && 1 + n < r.size() && r[1 + n] == '>') {
+      size_t q = 2 + n;
+      if (q + 1 < r.size() && r[q] == '1' && r[q + 1] == ' ') q += 2;
+      return p + q;
+    }
+  }
+  // ISO timestamp, bare or in brackets, maybe followed by ':' and a syslog host/tag.
+  {
+    size_t q = 0;
+    bool bracket = r[0] == '[';
+    if (bracket) q = 1;
+    if (auto t = ParseIsoTime(r.substr(q), &used)) {
+      q += used;
+      if (bracket) {
+        if (q < r.size() && r[q] == ']') ++q;
+        else return p;
+      }
+      if (std::isnan(out->ts)) out->ts = *t;
+      if (q < r.size() && r[q] == ':') ++q;
+      // journalctl -o short-iso: "<time> host kernel: msg"
+      if (size_t h = SyslogHostTag(r, q); h && !bracket) {
+        std::string_view tag = Trim(r.substr(q, h));
+        if (tag.find(' ') != std::string_view::npos) q += h;
+      }
+      return p + q;
+    }
+  }
+  // dmesg uptime "[ 8421.113902]" and dmesg -T "[Mon Nov 30 10:11:12 2026]".
+  if (r[0] == '[') {
+    size_t q = SkipSpaces(r, 1);
+    size_t digits = q;
+    while (digits < r.size() && IsDigit(r[digits])) ++digits;
+    if (digits > q && digits < r.size() && r[digits] == '.') {
+      size_t f = digits + 1;
+      while (f < r.size() && IsDigit(r[f])) ++f;
+      if (f < r.size() && r[f] == ']' && f > digits + 1) {
+        if (auto v = ParseDouble(r.substr(q, f - q))) out->uptime = *v;
+        return p + f + 1;
+      }
+    }
+    if (auto t = ParseCtime(r.substr(1), &used); t && 1 + used < r.size() && r[1 + used] == ']') {
+      if (std::isnan(out->ts)) out->ts = *t;
+      return p + used + 2;
+    }
+    // Launcher tags: "[rank3]:", "[default3]:", "[trainer0|0]:", "[1,12]<stdout>:", "[0] ".
+    size_t close = r.find(']');
+    if (close != std::string_view::npos && close < 48) {
+      std::string_view inner = r.substr(1, close - 1);
+      std::string_view after = r.substr(close + 1);
+      size_t skip = close + 1;
+      bool tagged = false;
+      if (StartsWith(after, "<stdout>:") || StartsWith(after, "<stderr>:")) {
+        skip += 9;
+        tagged = true;
+      } else if (StartsWith(after, ":")) {
+        skip += 1;
+        tagged = true;
+      } else if (StartsWith(after, " ") && !inner.empty()) {
+        bool all_digits = true;
+        for (char c : inner) all_digits &= IsDigit(c);
+        tagged = all_digits;
+      }
+      if (tagged && !inner.empty()) {
+        // The rank is the last run of digits before any '|' (trainer0|0 -> 0), or after a
+        // comma (mpirun "[1,12]" -> 12).
+        std::string_view num = inner;
+        if (size_t bar = num.find('|'); bar != std::string_view::npos) num = num.substr(0, bar);
+        if (size_t comma = num.rfind(','); comma != std::string_view::npos) num = num.substr(comma + 1);
+        size_t e = num.size();
+        size_t b = e;
+        while (b > 0 && IsDigit(num[b - 1])) --b;
+        bool word_ok = true;
+        for (size_t i = 0; i < b; ++i) {
+          char c = num[i];
+          word_ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-' || IsDigit(c);
+        }
+        if (b < e && word_ok) {
+          int rank;
+          if (ReadUint(num, b, &rank)) out->rank = rank;
+          return p + skip;
+        }
+        if (StartsWith(after, "<std")) return p + skip;
+      }
+    }
+  }
+  // Syslog "Nov 30 10:11:12 host tag:".
+  if (auto t = ParseSyslogTime(r, year, &used)) {
+    if (std::isnan(out->ts)) out->ts = *t;
+    size_t q = used;
+    if (size_t h = SyslogHostTag(r, q)) q += h;
+    return p + q;
+  }
+  // dmesg -x "kern  :err   : " and Talos "10.0.0.1: kern:     err: ".
+  {
+    size_t q = 0;
+    size_t colon = r.find(':');
+    if (colon != std::string_view::npos && colon < 40 && !StartsWith(r, "kern")) {
+      std::string_view host = r.substr(0, colon);
+      if (host.find(' ') == std::string_view::npos && StartsWith(r.substr(colon), ": kern")) q = colon + 2;
+    }
+    if (StartsWith(r.substr(q), "kern")) {
+      size_t a = q + 4;
+      a = SkipSpaces(r, a);
+      if (a < r.size() && r[a] == ':') {
+        a = SkipSpaces(r, a + 1);
+        size_t lvl = a;
+        while (a < r.size() && r[a] >= 'a' && r[a] <= 'z') ++a;
+        if (a > lvl) {
+          a = SkipSpaces(r, a);
+          if (a < r.size() && r[a] == ':') return p + a + 1;
+        }
+      }
+    }
+  }
+  // srun --label "3: ".
+  {
+    int rank;
+    size_t n = ReadUint(r, 0, &rank);
+    if (n && n <= 6 && n + 1 < r.size() && r[n] == ':' && r[n + 1] == ' ') {
+      out->rank = rank;
+      return p + n + 2;
+    }
+  }
+  return p;
+}
+
+// PyTorch / glog "[E1016 03:31:38.877368433 file.cpp:607]" or "I1016 03:31:38.877 ...":
+// a time with month and day but no year. Only read, never stripped.
+void ReadGlogTime(std::string_view m, int year, LinePrefix* out) {
+  size_t p = 0;
+  if (!m.empty() && m[0] == '[') p = 1;
+  if (p >= m.size() || (m[p] != 'E' && m[p] != 'W' && m[p] != 'I' && m[p] != 'F')) return;
+  ++p;
+  size_t d = p;
+  while (d < m.size() && IsDigit(m[d])) ++d;
+  size_t nd = d - p;
+  if ((nd != 3 && nd != 4) || d >= m.size() || m[d] != ' ') return;
+  int md = 0;
+  ReadUint(m, p, &md);
+  int month = md / 100, day = md % 100;
+  if (month < 1 || month > 12 || day < 1 || day > 31) return;
+  size_t c = d + 1;
+  int hh, mm, ss;
+  if (ReadUint(m, c, &hh) != 2 || c + 8 > m.size() || m[c + 2] != ':' || ReadUint(m, c + 3, &mm) != 2 ||
+      m[c + 5] != ':' || ReadUint(m, c + 6, &ss) != 2)
+    return;
+  double frac = 0;
+  size_t f = c + 8;
+  if (f < m.size() && m[f] == '.') {
+    double scale = 0.1;
+    for (++f; f < m.size() && IsDigit(m[f]); ++f, scale /= 10) frac += (m[f] - '0') * scale;
+  }
+  out->ts = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400.0 + hh * 3600.0 +
+            mm * 60.0 + ss + frac;
+}
+
+// NCCL's own header "host:pid:tid [dev] NCCL ..." (the device is the process's CUDA index).
+void ReadNcclDevice(std::string_view m, LinePrefix* out) {
+  size_t sp = m.find(' ');
+  if (sp == std::string_view::npos || sp + 3 > m.size() || m[sp + 1] != '[') return;
+  std::string_view head = m.substr(0, sp);
+  size_t c2 = head.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0) return;
+  size_t c1 = head.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos) return;
+  int dev;
+  size_t n = ReadUint(m, sp + 2, &dev);
+  if (n && sp + 2 + n < m.size() && m[sp + 2 + n] == ']') out->nccl_device = dev;
+}
+
+}  // namespace
+
+LinePrefix ParseLinePrefix(std::string_view line, int year) {
+  LinePrefix out;
+  out.continuation = !line.empty() && IsSpace(line[0]);
+  size_t p = SkipSpaces(line, 0);
+  for (int i = 0; i < 8; ++i) {
+    size_t q = StripOne(line, p, year, &out);
+    if (q == p) break;
+    p = SkipSpaces(line, q);
+  }
+  // A line that only looked indented because of a stripped stamp is no continuation.
+  if (out.continuation && (!std::isnan(out.ts) || !std::isnan(out.uptime))) out.continuation = false;
+  std::string_view msg = line.substr(p);
+  if (std::isnan(out.ts)) ReadGlogTime(msg, year, &out);
+  ReadNcclDevice(msg, &out);
+  out.message_offset = p;
+  return out;
+}
+
+}  // namespace aegis

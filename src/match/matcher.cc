@@ -1,0 +1,167 @@
+#include "match/matcher.h"
+
+#include <hs/hs.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace aegis {
+
+struct Matcher::Compiled {
+  std::unique_ptr<RE2> re;
+  std::vector<std::string> group_names;  // by group index (1-based); "" for unnamed
+};
+
+std::string_view RuleMatch::Field(std::string_view name) const {
+  for (const auto& [k, v] : fields)
+    if (k == name) return v;
+  return {};
+}
+
+std::string ScannerPattern(std::string_view p) {
+  std::string s(p);
+  if (s.rfind("(?i)^", 0) == 0) s.erase(4, 1);
+  else if (s.rfind("^", 0) == 0) s.erase(0, 1);
+  return s;
+}
+
+Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
+  const auto& rules = catalog.rules();
+  std::vector<std::string> patterns;
+  std::vector<const char*> ptrs;
+  std::vector<unsigned> flags, ids;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    auto c = std::make_unique<Compiled>();
+    c->re = std::make_unique<RE2>(rules[i].pattern, RE2::Quiet);
+    if (!c->re->ok()) throw CatalogError(rules[i].source + " (rule '" + rules[i].id + "'): " + c->re->error());
+    c->group_names.assign(static_cast<size_t>(c->re->NumberOfCapturingGroups()) + 1, "");
+    // "port2", "port3": alternatives of one rule that capture the same field.
+    for (const auto& [name, idx] : c->re->NamedCapturingGroups()) {
+      std::string canonical = name;
+      while (canonical.size() > 1 && canonical.back() >= '0' && canonical.back() <= '9') canonical.pop_back();
+      c->group_names[static_cast<size_t>(idx)] = canonical;
+    }
+    compiled_.push_back(std::move(c));
+    patterns.push_back(ScannerPattern(rules[i].pattern));
+    flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_PREFILTER);
+    ids.push_back(static_cast<unsigned>(i));
+  }
+  for (const auto& p : patterns) ptrs.push_back(p.c_str());
+  hs_compile_error_t* err = nullptr;
+  if (hs_compile_multi(ptrs.data(), flags.data(), ids.data(), static_cast<unsigned>(ptrs.size()), HS_MODE_BLOCK,
+                       nullptr, &db_, &err) != HS_SUCCESS) {
+    std::string msg = err && err->message ? err->message : "unknown error";
+    std::string where = "scanner";
+    if (err && err->expression >= 0 && static_cast<size_t>(err->expression) < rules.size())
+      where = rules[static_cast<size_t>(err->expression)].source + " (rule '" +
+              rules[static_cast<size_t>(err->expression)].id + "')";
+    hs_free_compile_error(err);
+    throw CatalogError(where + ": " + msg);
+  }
+  if (hs_alloc_scratch(db_, &proto_scratch_) != HS_SUCCESS) throw CatalogError("scanner: cannot allocate scratch");
+}
+
+Matcher::~Matcher() {
+  hs_free_scratch(proto_scratch_);
+  hs_free_database(db_);
+}
+
+Matcher::Scratch::~Scratch() {
+  if (s_) hs_free_scratch(s_);
+}
+Matcher::Scratch::Scratch(Scratch&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+
+Matcher::Scratch Matcher::NewScratch() const {
+  hs_scratch_t* s = nullptr;
+  if (hs_clone_scratch(proto_scratch_, &s) != HS_SUCCESS) throw std::bad_alloc();
+  return Scratch(s);
+}
+
+namespace {
+struct ScanContext {
+  std::string_view text;
+  std::vector<CandidateLine>* out;
+  size_t first;  // index of the first candidate this scan appended
+};
+
+int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/, void* ctx_ptr) {
+  auto* ctx = static_cast<ScanContext*>(ctx_ptr);
+  if (to == 0) return 0;
+  const size_t last = static_cast<size_t>(to) - 1;  // last byte of the match
+  auto& out = *ctx->out;
+  // Matches arrive in order of end offset, so a repeat on the current line is O(1).
+  if (out.size() > ctx->first && last >= out.back().begin && last < out.back().end + (ctx->text[last] == '\n')) {
+    auto& r = out.back().rules;
+    if (std::find(r.begin(), r.end(), id) == r.end()) r.push_back(id);
+    return 0;
+  }
+  const char* base = ctx->text.data();
+  size_t probe = ctx->text[last] == '\n' && last > 0 ? last - 1 : last;
+  if (ctx->text[probe] == '\n') return 0;  // empty line
+  const void* nl_before = probe ? memrchr(base, '\n', probe) : nullptr;
+  size_t begin = nl_before ? static_cast<size_t>(static_cast<const char*>(nl_before) - base) + 1 : 0;
+  const void* nl_after = memchr(base + probe, '\n', ctx->text.size() - probe);
+  size_t end = nl_after ? static_cast<size_t>(static_cast<const char*>(nl_after) - base) : ctx->text.size();
+  // Out-of-order report for an earlier line: find it among recent candidates.
+  for (size_t i = out.size(); i > ctx->first; --i) {
+    auto& c = out[i - 1];
+    if (c.begin == begin) {
+      if (std::find(c.rules.begin(), c.rules.end(), id) == c.rules.end()) c.rules.push_back(id);
+      return 0;
+    }
+    if (c.begin < begin) break;
+  }
+  CandidateLine c;
+  c.begin = static_cast<uint32_t>(begin);
+  c.end = static_cast<uint32_t>(end);
+  c.rules.push_back(id);
+  out.push_back(std::move(c));
+  return 0;
+}
+}  // namespace
+
+void Matcher::Scan(std::string_view text, Scratch& scratch, std::vector<CandidateLine>& out) const {
+  if (text.empty()) return;
+  ScanContext ctx{text, &out, out.size()};
+  hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch.s_, OnMatch, &ctx);
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(ctx.first), out.end(),
+            [](const CandidateLine& a, const CandidateLine& b) { return a.begin < b.begin; });
+}
+
+bool Matcher::Confirm(std::string_view message, const std::vector<uint32_t>& candidates, RuleMatch* out) const {
+  const auto& rules = catalog_.rules();
+  std::vector<uint32_t> order(candidates);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (rules[a].priority != rules[b].priority) return rules[a].priority > rules[b].priority;
+    return a < b;
+  });
+  std::vector<re2::StringPiece> groups;
+  for (uint32_t id : order) {
+    const Compiled& c = *compiled_[id];
+    groups.assign(c.group_names.size(), re2::StringPiece());
+    if (!c.re->Match(re2::StringPiece(message.data(), message.size()), 0, message.size(), RE2::UNANCHORED,
+                     groups.data(), static_cast<int>(groups.size())))
+      continue;
+    out->rule = id;
+    out->fields.clear();
+    for (size_t g = 1; g < groups.size(); ++g)
+      if (!c.group_names[g].empty() && groups[g].data() != nullptr && !out->Field(c.group_names[g]).size())
+        out->fields.emplace_back(c.group_names[g], std::string(groups[g].data(), groups[g].size()));
+    return true;
+  }
+  return false;
+}
+
+bool Matcher::MatchMessage(std::string_view message, Scratch& scratch, RuleMatch* out) const {
+  std::vector<CandidateLine> lines;
+  // The scanner sees the message as one line; newlines inside it would split it.
+  Scan(message, scratch, lines);
+  std::vector<uint32_t> all;
+  for (const auto& l : lines)
+    for (uint32_t r : l.rules)
+      if (std::find(all.begin(), all.end(), r) == all.end()) all.push_back(r);
+  return !all.empty() && Confirm(message, all, out);
+}
+
+}  // namespace aegis

@@ -1,0 +1,82 @@
+// Multi-pattern line matcher. All rule patterns are compiled into one Vectorscan
+// (Hyperscan) database that scans a whole buffer of lines in one pass and yields, per
+// line, the rules that may match (a superset: anchors are relaxed, unsupported syntax is
+// approximated). Only those few candidate lines are then confirmed with RE2 on the
+// message (prefixes stripped), which also extracts the named fields. Noise lines cost
+// one pass of the scanner and nothing else.
+// A Matcher is immutable and shared by all threads; each thread owns a Scratch.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rules/catalog.h"
+
+struct hs_database;
+struct hs_scratch;
+namespace re2 {
+class RE2;
+}
+
+namespace aegis {
+
+// A line of the scanned buffer that at least one rule may match.
+struct CandidateLine {
+  uint32_t begin = 0;  // offset of the line's first byte in the buffer
+  uint32_t end = 0;    // offset of its '\n' (or the buffer end)
+  std::vector<uint32_t> rules;  // indexes into Catalog::rules(), unordered, no repeats
+};
+
+struct RuleMatch {
+  uint32_t rule = 0;  // index into Catalog::rules()
+  std::vector<std::pair<std::string, std::string>> fields;  // named groups that matched
+  std::string_view Field(std::string_view name) const;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const Catalog& catalog);  // throws CatalogError naming a bad rule
+  ~Matcher();
+  Matcher(const Matcher&) = delete;
+  Matcher& operator=(const Matcher&) = delete;
+
+  class Scratch {
+   public:
+    ~Scratch();
+    Scratch(Scratch&&) noexcept;
+    Scratch& operator=(Scratch&&) = delete;
+
+   private:
+    friend class Matcher;
+    explicit Scratch(hs_scratch* s) : s_(s) {}
+    hs_scratch* s_;
+  };
+  Scratch NewScratch() const;
+
+  // Appends to `out` the candidate lines of `text` (whole lines separated by '\n'), in order.
+  void Scan(std::string_view text, Scratch& scratch, std::vector<CandidateLine>& out) const;
+
+  // The highest-priority rule among `candidates` that matches `message`, with its fields.
+  bool Confirm(std::string_view message, const std::vector<uint32_t>& candidates, RuleMatch* out) const;
+
+  // Scan + Confirm of a single message; for callers that hold one line.
+  bool MatchMessage(std::string_view message, Scratch& scratch, RuleMatch* out) const;
+
+  const Catalog& catalog() const { return catalog_; }
+
+ private:
+  const Catalog& catalog_;
+  hs_database* db_ = nullptr;
+  hs_scratch* proto_scratch_ = nullptr;
+  struct Compiled;
+  std::vector<std::unique_ptr<Compiled>> compiled_;
+};
+
+// The pattern as given to the scanner: a leading '^' (message start) is dropped since the
+// scanner sees the raw line, of which the message is a suffix.
+std::string ScannerPattern(std::string_view rule_pattern);
+
+}  // namespace aegis

@@ -1,0 +1,197 @@
+#include "rules/catalog.h"
+
+#include <re2/re2.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "rules/embedded.h"
+
+namespace aegis {
+
+std::string_view ToString(LineClass c) {
+  switch (c) {
+    case LineClass::kCritical: return "critical";
+    case LineClass::kDist: return "dist";
+    case LineClass::kConfig: return "config";
+    case LineClass::kUser: return "user";
+    case LineClass::kHint: return "hint";
+    case LineClass::kNone: break;
+  }
+  return "none";
+}
+
+LineClass LineClassFromString(std::string_view s) {
+  if (s == "critical") return LineClass::kCritical;
+  if (s == "dist") return LineClass::kDist;
+  if (s == "config") return LineClass::kConfig;
+  if (s == "user") return LineClass::kUser;
+  if (s == "hint") return LineClass::kHint;
+  if (s == "none") return LineClass::kNone;
+  throw std::invalid_argument("unknown class '" + std::string(s) + "'");
+}
+
+bool IsKnownComponent(std::string_view c) {
+  static const std::set<std::string_view> kComponents = {
+      "gpu", "nvlink", "pcie", "nic", "link", "cpu", "memory", "power", "host", "config", "switch_port", "job"};
+  return kComponents.count(c) > 0;
+}
+
+namespace {
+
+std::string Where(const std::string& source, const YAML::Node& n) {
+  std::ostringstream o;
+  o << source;
+  if (n.Mark().line >= 0) o << ":" << n.Mark().line + 1;
+  return o.str();
+}
+
+std::string Str(const YAML::Node& n, const char* key, const std::string& fallback = "") {
+  return n[key] ? n[key].as<std::string>() : fallback;
+}
+
+Rule ParseRule(const YAML::Node& n, const std::string& source) {
+  Rule r;
+  r.source = source;
+  r.id = Str(n, "id");
+  const std::string where = Where(source, n) + " (rule '" + r.id + "')";
+  if (r.id.empty()) throw CatalogError(where + ": rule without id");
+  const std::string cls = Str(n, "class");
+  if (cls == "xid") {
+    r.class_from_xid = true;
+  } else {
+    try {
+      r.line_class = LineClassFromString(cls);
+    } catch (const std::invalid_argument& e) {
+      throw CatalogError(where + ": " + e.what());
+    }
+  }
+  r.component = Str(n, "component", "host");
+  if (!IsKnownComponent(r.component)) throw CatalogError(where + ": unknown component '" + r.component + "'");
+  r.pattern = Str(n, "pattern");
+  if (r.pattern.empty()) throw CatalogError(where + ": rule without pattern");
+  RE2 re(r.pattern, RE2::Quiet);
+  if (!re.ok()) throw CatalogError(where + ": bad pattern: " + re.error());
+  r.priority = n["priority"] ? n["priority"].as<int>() : 50;
+  r.reason = Str(n, "reason");
+  r.config_key = Str(n, "key");
+  r.cascade = n["cascade"] && n["cascade"].as<bool>();
+  r.inherit = n["inherit"] && n["inherit"].as<bool>();
+  r.fold_traceback = Str(n, "fold") == "traceback";
+  if (n["fold"] && !r.fold_traceback) throw CatalogError(where + ": unknown fold '" + Str(n, "fold") + "'");
+  if (n["samples"])
+    for (const auto& s : n["samples"]) r.samples.push_back(s.as<std::string>());
+  return r;
+}
+
+XidInfo ParseXid(const YAML::Node& n, const std::string& source) {
+  XidInfo x;
+  x.xid = n["xid"].as<int>();
+  const std::string where = Where(source, n) + " (xid " + std::to_string(x.xid) + ")";
+  try {
+    x.line_class = LineClassFromString(Str(n, "class"));
+  } catch (const std::invalid_argument& e) {
+    throw CatalogError(where + ": " + e.what());
+  }
+  x.component = Str(n, "component", "gpu");
+  if (!IsKnownComponent(x.component)) throw CatalogError(where + ": unknown component '" + x.component + "'");
+  x.name = Str(n, "name");
+  return x;
+}
+
+ConfigCheck ParseCheck(const YAML::Node& n, const std::string& source) {
+  ConfigCheck c;
+  c.id = Str(n, "id");
+  c.key = Str(n, "key");
+  c.kind = Str(n, "kind", "agree");
+  c.reason = Str(n, "reason");
+  const std::string where = Where(source, n) + " (check '" + c.id + "')";
+  if (c.id.empty() || c.key.empty()) throw CatalogError(where + ": check needs id and key");
+  if (c.kind != "agree" && c.kind != "expect") throw CatalogError(where + ": kind must be agree or expect");
+  if (n["one_of"])
+    for (const auto& v : n["one_of"]) c.one_of.push_back(v.as<std::string>());
+  if (n["min"]) c.min = n["min"].as<double>();
+  if (c.kind == "expect" && c.one_of.empty() && std::isnan(c.min))
+    throw CatalogError(where + ": expect needs one_of or min");
+  return c;
+}
+
+template <typename T>
+void Upsert(std::vector<T>& list, T item) {
+  auto it = std::find_if(list.begin(), list.end(), [&](const T& x) { return x.id == item.id; });
+  if (it != list.end()) *it = std::move(item);
+  else list.push_back(std::move(item));
+}
+
+}  // namespace
+
+Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::string>>& sources) {
+  Catalog cat;
+  for (const auto& [name, text] : sources) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw CatalogError(name + ": " + e.what());
+    }
+    if (!root || root.IsNull()) continue;
+    if (!root.IsMap()) throw CatalogError(name + ": expected a mapping with rules, xids or checks");
+    try {
+      std::set<std::string> ids_here;
+      if (root["rules"])
+        for (const auto& n : root["rules"]) {
+          Rule r = ParseRule(n, name);
+          if (!ids_here.insert(r.id).second) throw CatalogError(name + ": duplicate rule id '" + r.id + "'");
+          Upsert(cat.rules_, std::move(r));
+        }
+      if (root["xids"])
+        for (const auto& n : root["xids"]) {
+          XidInfo x = ParseXid(n, name);
+          cat.xids_[x.xid] = x;
+        }
+      if (root["checks"])
+        for (const auto& n : root["checks"]) Upsert(cat.checks_, ParseCheck(n, name));
+    } catch (const YAML::Exception& e) {
+      throw CatalogError(name + ": " + e.what());
+    }
+  }
+  if (cat.rules_.empty()) throw CatalogError("no rules loaded");
+  return cat;
+}
+
+Catalog Catalog::Load(const std::vector<std::string>& operator_dirs) {
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const auto& f : EmbeddedRuleFiles()) sources.emplace_back("rules/" + std::string(f.path), std::string(f.text));
+  namespace fs = std::filesystem;
+  for (const auto& dir : operator_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw CatalogError(dir + ": not a directory");
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file() && (it->path().extension() == ".yaml" || it->path().extension() == ".yml"))
+        files.push_back(it->path());
+    if (ec) throw CatalogError(dir + ": " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (!in && !in.eof()) throw CatalogError(f.string() + ": cannot read");
+      sources.emplace_back(f.string(), ss.str());
+    }
+  }
+  return FromSources(sources);
+}
+
+const XidInfo* Catalog::FindXid(int xid) const {
+  auto it = xids_.find(xid);
+  return it == xids_.end() ? nullptr : &it->second;
+}
+
+}  // namespace aegis

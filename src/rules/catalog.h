@@ -1,0 +1,81 @@
+// The rule catalogue: every log rule, the Xid table and the configuration checklist, as
+// loaded from YAML data files (the built-in ones under rules/, then an operator's
+// --rules DIR, whose entries replace built-in ones with the same id or add new ones).
+// Loading validates everything (classes, components, patterns) and fails with a message
+// naming the file and the rule; a loaded Catalog is immutable and thread-safe.
+#pragma once
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aegis {
+
+// The role a line plays in Algorithm 1 (spec/classify.md).
+enum class LineClass { kNone, kCritical, kDist, kConfig, kUser, kHint };
+std::string_view ToString(LineClass c);
+// "critical" -> kCritical; throws std::invalid_argument on an unknown name.
+LineClass LineClassFromString(std::string_view s);
+
+struct Rule {
+  std::string id;
+  LineClass line_class = LineClass::kNone;
+  bool class_from_xid = false;  // class "xid": the Xid catalogue decides class and component
+  std::string component;        // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, config, ...
+  std::string pattern;          // RE2 syntax, matched against the message (prefixes stripped)
+  int priority = 50;            // the highest-priority matching rule classifies a line
+  std::string reason;           // why the line has this class, for people
+  std::string config_key;       // config rules: the facts.json key to repair
+  bool cascade = false;         // dist symptom (timeouts, remote exits): confirms, never locates
+  bool fold_traceback = false;  // the line ends a Python traceback: fold the traceback into it
+  bool inherit = false;         // detail line: takes the class of the previous event on the same device
+  std::vector<std::string> samples;  // real lines this rule must match
+  std::string source;           // file it came from
+};
+
+struct XidInfo {
+  int xid = 0;
+  LineClass line_class = LineClass::kHint;
+  std::string component;
+  std::string name;
+};
+
+// One entry of the configuration checklist run over facts.json (ConfigCheck).
+struct ConfigCheck {
+  std::string id;
+  std::string key;          // dotted facts key; '*' matches one key segment (nic.*.state)
+  std::string kind;         // "agree": same value on every host; "expect": see below
+  std::vector<std::string> one_of;  // expect: allowed values (case-insensitive)
+  double min = std::numeric_limits<double>::quiet_NaN();  // expect: numeric lower bound
+  std::string reason;
+};
+
+class CatalogError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Catalog {
+ public:
+  // Built-in files plus, in order, each operator directory (every *.yaml in it, recursively).
+  static Catalog Load(const std::vector<std::string>& operator_dirs);
+  // From explicit (name, yaml text) sources, in order; used by Load and by tests.
+  static Catalog FromSources(const std::vector<std::pair<std::string, std::string>>& sources);
+
+  const std::vector<Rule>& rules() const { return rules_; }
+  const std::vector<ConfigCheck>& config_checks() const { return checks_; }
+  // nullptr when the Xid is not in the catalogue.
+  const XidInfo* FindXid(int xid) const;
+
+ private:
+  std::vector<Rule> rules_;
+  std::map<int, XidInfo> xids_;
+  std::vector<ConfigCheck> checks_;
+};
+
+// Components a rule or a verdict may name (spec/verdict.md).
+bool IsKnownComponent(std::string_view c);
+
+}  // namespace aegis
