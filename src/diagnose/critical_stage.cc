@@ -22,9 +22,28 @@ std::string Describe(const LocatedEvent& e) {
   return e.ev.rule_id;
 }
 
+std::string DeviceName(const Incident& inc, int node, const LocatedEvent& e) {
+  const std::string& c = e.ev.component;
+  if (e.gpu >= 0 && (c == "gpu" || c == "nvlink" || c == "pcie")) return GpuDevice(e.gpu);
+  if (c == "gpu" || c == "nvlink") return {};
+  if (e.nic >= 0) return inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(e.nic)].name;
+  if (auto nic = e.ev.Field("nic"); !nic.empty()) return std::string(nic);
+  if (auto pci = e.ev.Field("pci"); !pci.empty() && c == "pcie") return std::string(pci);
+  return {};
+}
+
+// A NIC that lost its link while the switch saw its port go down or flap: the link
+// (cable, optic, switch port) is the likelier fault, and it is repaired, not the host.
+bool ExplainedByLink(const std::vector<const LocatedEvent*>& list, const NetFinding* link) {
+  if (!link) return false;
+  for (auto* e : list)
+    if (e->ev.component != "nic" && e->ev.component != "link") return false;
+  return true;
+}
+
 }  // namespace
 
-bool CriticalStage(const Incident& inc, Verdict* v) {
+bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v) {
   // Per host, its critical events from host logs, earliest first.
   std::map<int, std::vector<const LocatedEvent*>> by_node;
   for (const auto& e : inc.events) {
@@ -35,17 +54,28 @@ bool CriticalStage(const Incident& inc, Verdict* v) {
   if (by_node.empty()) return false;
 
   bool any_hardware = false;
+  std::map<int, const NetFinding*> link_of;
   for (auto& [node, list] : by_node) {
-    std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return EarlierEvent(*a, *b); });
-    for (auto* e : list) any_hardware |= IsHardware(e->ev.component);
+    // Lines with their own time first: a time inherited from a neighbour is only a lower
+    // bound (an untimed CUDA error may well follow the kernel's Xid).
+    std::sort(list.begin(), list.end(), [](auto* a, auto* b) {
+      if (a->ev.ts_exact != b->ev.ts_exact) return a->ev.ts_exact;
+      return EarlierEvent(*a, *b);
+    });
+    for (const auto& f : net)
+      if (f.node == node && !f.port.empty()) link_of[node] = &f;
+    const bool link = ExplainedByLink(list, link_of.count(node) ? link_of[node] : nullptr);
+    for (auto* e : list) any_hardware |= IsHardware(e->ev.component) && !link;
+    if (!link) link_of.erase(node);
   }
   std::vector<std::string> parts;
   for (auto& [node, list] : by_node) {
     // The earliest hardware event names the component; later ones are usually its echo
     // (an Xid 79 is followed by CUDA errors of every process on that GPU).
     const LocatedEvent* primary = nullptr;
+    const bool link = link_of.count(node) > 0;
     for (auto* e : list)
-      if (IsHardware(e->ev.component) == any_hardware) {
+      if ((IsHardware(e->ev.component) && !link) == any_hardware) {
         primary = e;
         break;
       }
@@ -55,18 +85,26 @@ bool CriticalStage(const Incident& inc, Verdict* v) {
       IsolateEntry entry;
       entry.host = host;
       entry.component = primary->ev.component;
-      if (primary->gpu >= 0 && (entry.component == "gpu" || entry.component == "nvlink" || entry.component == "pcie"))
-        entry.device = GpuDevice(primary->gpu);
-      else if (primary->nic >= 0)
-        entry.device = inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(primary->nic)].name;
-      else if (auto nic = primary->ev.Field("nic"); !nic.empty())
-        entry.device = std::string(nic);
-      else if (auto pci = primary->ev.Field("pci"); !pci.empty() && entry.component == "pcie")
-        entry.device = std::string(pci);
+      // The device: a GPU named by any line of that component (a PCIe fatal error is first
+      // reported by the upstream port, then by the GPU behind it), else the first name.
+      for (auto* e : list)
+        if (e->ev.component == entry.component && e->gpu >= 0 && entry.component != "nic") {
+          entry.device = DeviceName(inc, node, *e);
+          break;
+        }
+      for (auto* e : list)
+        if (entry.device.empty() && e->ev.component == entry.component) entry.device = DeviceName(inc, node, *e);
       v->isolate.push_back(entry);
       parts.push_back(fmt::format("{} of {} ({})", entry.device.empty() ? entry.component : entry.device, host,
                                   Describe(*primary)));
     } else {
+      if (link) {
+        const NetFinding& f = *link_of[node];
+        AddNetRepairs(inc, {f}, v);
+        parts.push_back(fmt::format("{} ({} on the host)", f.what, Describe(*primary)));
+        for (size_t k = 0; k < list.size() && k < kEvidencePerHost; ++k) v->evidence.push_back(EvidenceOf(*list[k]));
+        continue;
+      }
       RepairEntry r;
       r.host = host;
       r.component = "link";
@@ -95,7 +133,8 @@ bool CriticalStage(const Incident& inc, Verdict* v) {
   } else {
     v->action = "repair";
     v->cause = "network";
-    v->summary = fmt::format("link failure at {}; repair it and restart.", fmt::join(parts, "; "));
+    if (!link_of.empty()) v->stage = "net_diag";  // the switch's view decided it is the link
+    v->summary = fmt::format("link failure: {}; repair it and restart.", fmt::join(parts, "; "));
   }
   return true;
 }

@@ -20,10 +20,13 @@ namespace {
 constexpr double kSlackSeconds = 2.0;
 constexpr size_t kMaxEvidence = 8;
 
-double Earliest(const std::vector<const LocatedEvent*>& list) {
+// Earliest time of the list. A time inherited from an earlier line is only a lower bound
+// of the true one, so `exact_only` lists (the distributed errors that would have to come
+// first) count only lines that carry their own time.
+double Earliest(const std::vector<const LocatedEvent*>& list, bool exact_only) {
   double t = INFINITY;
   for (auto* e : list)
-    if (!std::isnan(e->ev.ts)) t = std::min(t, e->ev.ts);
+    if (!std::isnan(e->ev.ts) && (e->ev.ts_exact || !exact_only)) t = std::min(t, e->ev.ts);
   return t;
 }
 
@@ -41,7 +44,7 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
       case LineClass::kConfig: config.push_back(&e); break;
       case LineClass::kUser: user.push_back(&e); break;
       case LineClass::kDist:
-        if (!inc.topology.nodes.empty()) dist.push_back(&e);
+        if (!e.ev.cascade) dist.push_back(&e);
         break;
       default: break;
     }
@@ -49,7 +52,7 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
   auto by_time = [](auto* a, auto* b) { return EarlierEvent(*a, *b); };
   std::sort(config.begin(), config.end(), by_time);
   std::sort(user.begin(), user.end(), by_time);
-  const double t_config = Earliest(config), t_user = Earliest(user), t_dist = Earliest(dist);
+  const double t_config = Earliest(config, false), t_user = Earliest(user, false), t_dist = Earliest(dist, true);
 
   if (!config.empty() && NotLater(t_config, t_dist) && NotLater(t_config, t_user)) {
     // Repair each host that printed a configuration error, with the rule's key.

@@ -49,10 +49,10 @@ Verdict DecideVerdict(const Incident& inc, const Catalog& catalog) {
   //     network finding on that endpoint turns isolation into repair.
   //  4. No pattern: ConfigCheck, then NetDiag, over the whole job.
   //  5. Offline diagnosis of every host.
-  if (CriticalStage(inc, &v)) return v;
+  const auto net = RunNetDiag(inc);
+  if (CriticalStage(inc, net, &v)) return v;
   if (EarlyFatalStage(inc, &v)) return v;
   const auto config = RunConfigCheck(inc, catalog);
-  const auto net = RunNetDiag(inc);
   if (DistStage(inc, config, net, &v)) return v;
   if (ConfigCheckStage(inc, config, &v)) return v;
   if (NetDiagStage(inc, net, &v)) return v;

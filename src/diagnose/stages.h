@@ -12,8 +12,6 @@
 
 namespace aegis {
 
-// 1. Any job host with a critical line: isolate it (a link fault: repair its port).
-bool CriticalStage(const Incident& inc, Verdict* v);
 
 // 2. The earliest fatal lines are configuration errors (repair them) or the job's own
 //    (user-error gate: action none) rather than distributed errors that follow them.
@@ -41,6 +39,10 @@ struct NetFinding {
   std::vector<Evidence> evidence;
 };
 std::vector<NetFinding> RunNetDiag(const Incident& inc);
+
+// 1. Any job host with a critical line: isolate it. A link fault (a NIC that lost its
+//    link while NetDiag saw its switch port go down) is a repair of the port.
+bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
 
 // 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
 //    and NetDiag findings on the located hosts turn the isolation into a repair.

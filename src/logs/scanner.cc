@@ -288,6 +288,7 @@ void Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State&
     if (!std::isnan(prefix.ts) && !std::isnan(prefix.uptime)) st.boot = prefix.ts - prefix.uptime;
     ev.ts = prefix.ts;
     if (std::isnan(ev.ts) && !std::isnan(prefix.uptime) && !std::isnan(st.boot)) ev.ts = st.boot + prefix.uptime;
+    ev.ts_exact = !std::isnan(ev.ts);
     if (std::isnan(ev.ts)) {
       size_t b = cand.begin;
       for (int k = 0; k < kTimeLookback; ++k) {

@@ -134,6 +134,7 @@ bool Matcher::Confirm(std::string_view message, const std::vector<uint32_t>& can
   std::vector<uint32_t> order(candidates);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     if (rules[a].priority != rules[b].priority) return rules[a].priority > rules[b].priority;
+    if (rules[a].from_operator != rules[b].from_operator) return rules[a].from_operator;
     return a < b;
   });
   std::vector<re2::StringPiece> groups;

@@ -130,9 +130,11 @@ void Upsert(std::vector<T>& list, T item) {
 
 }  // namespace
 
-Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::string>>& sources) {
+Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::string>>& sources,
+                             size_t first_operator_source) {
   Catalog cat;
-  for (const auto& [name, text] : sources) {
+  for (size_t si = 0; si < sources.size(); ++si) {
+    const auto& [name, text] = sources[si];
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -146,6 +148,7 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
       if (root["rules"])
         for (const auto& n : root["rules"]) {
           Rule r = ParseRule(n, name);
+          r.from_operator = si >= first_operator_source;
           if (!ids_here.insert(r.id).second) throw CatalogError(name + ": duplicate rule id '" + r.id + "'");
           Upsert(cat.rules_, std::move(r));
         }
@@ -167,6 +170,7 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
 Catalog Catalog::Load(const std::vector<std::string>& operator_dirs) {
   std::vector<std::pair<std::string, std::string>> sources;
   for (const auto& f : EmbeddedRuleFiles()) sources.emplace_back("rules/" + std::string(f.path), std::string(f.text));
+  const size_t builtin = sources.size();
   namespace fs = std::filesystem;
   for (const auto& dir : operator_dirs) {
     std::error_code ec;
@@ -186,7 +190,7 @@ Catalog Catalog::Load(const std::vector<std::string>& operator_dirs) {
       sources.emplace_back(f.string(), ss.str());
     }
   }
-  return FromSources(sources);
+  return FromSources(sources, builtin);
 }
 
 const XidInfo* Catalog::FindXid(int xid) const {

@@ -4,6 +4,7 @@
 // Loading validates everything (classes, components, patterns) and fails with a message
 // naming the file and the rule; a loaded Catalog is immutable and thread-safe.
 #pragma once
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -33,6 +34,7 @@ struct Rule {
   bool inherit = false;         // detail line: takes the class of the previous event on the same device
   std::vector<std::string> samples;  // real lines this rule must match
   std::string source;           // file it came from
+  bool from_operator = false;   // loaded from --rules: wins ties of priority with built-in rules
 };
 
 struct XidInfo {
@@ -61,8 +63,10 @@ class Catalog {
  public:
   // Built-in files plus, in order, each operator directory (every *.yaml in it, recursively).
   static Catalog Load(const std::vector<std::string>& operator_dirs);
-  // From explicit (name, yaml text) sources, in order; used by Load and by tests.
-  static Catalog FromSources(const std::vector<std::pair<std::string, std::string>>& sources);
+  // From explicit (name, yaml text) sources, in order; used by Load and by tests. Sources
+  // from index first_operator_source on are the operator's.
+  static Catalog FromSources(const std::vector<std::pair<std::string, std::string>>& sources,
+                             size_t first_operator_source = SIZE_MAX);
 
   const std::vector<Rule>& rules() const { return rules_; }
   const std::vector<ConfigCheck>& config_checks() const { return checks_; }

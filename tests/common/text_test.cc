@@ -1,0 +1,39 @@
+#include "common/text.h"
+
+#include <gtest/gtest.h>
+
+namespace aegis {
+namespace {
+
+TEST(Text, TrimAndCase) {
+  EXPECT_EQ(Trim("  a b \r\n"), "a b");
+  EXPECT_EQ(ToLower("MLX5_0"), "mlx5_0");
+  EXPECT_TRUE(IStartsWith("NVRM: Xid", "nvrm"));
+  EXPECT_FALSE(IStartsWith("NV", "nvrm"));
+}
+
+TEST(Text, SanitizeReplacesInvalidUtf8AndControls) {
+  std::string bad = "ok \xff\xfe end\x01";
+  std::string s = SanitizeForOutput(bad);
+  EXPECT_TRUE(IsValidUtf8(s));
+  EXPECT_EQ(s, "ok \xEF\xBF\xBD\xEF\xBF\xBD end\xEF\xBF\xBD");
+  EXPECT_EQ(SanitizeForOutput("h\xC3\xA9llo"), "h\xC3\xA9llo");  // valid UTF-8 kept
+  EXPECT_FALSE(IsValidUtf8("\xC0\x80"));                          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));                      // surrogate
+}
+
+TEST(Text, SanitizeCutsLongText) {
+  std::string s = SanitizeForOutput(std::string(5000, 'x'), 100);
+  EXPECT_EQ(s.size(), 103u);
+  EXPECT_EQ(s.substr(100), "...");
+}
+
+TEST(Text, Numbers) {
+  EXPECT_EQ(ParseInt(" 42 "), 42);
+  EXPECT_FALSE(ParseInt("4x"));
+  EXPECT_FALSE(ParseInt(""));
+  EXPECT_DOUBLE_EQ(*ParseDouble("8421.113902"), 8421.113902);
+}
+
+}  // namespace
+}  // namespace aegis

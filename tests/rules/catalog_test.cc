@@ -1,0 +1,79 @@
+#include "rules/catalog.h"
+
+#include <gtest/gtest.h>
+
+#include "rules/self_test.h"
+#include "test_util.h"
+
+namespace aegis {
+namespace {
+
+TEST(ShippedRules, LoadAndMatchTheirOwnSamples) {
+  const auto problems = CheckRuleSamples(test::ShippedMatcher(), /*require_samples=*/true);
+  for (const auto& p : problems) ADD_FAILURE() << p;
+  EXPECT_GT(test::ShippedCatalog().rules().size(), 50u);
+}
+
+TEST(ShippedRules, XidTableCoversTheCatalogueWithTheBriefsClasses) {
+  const Catalog& c = test::ShippedCatalog();
+  for (int x = 1; x <= 161; ++x) EXPECT_NE(c.FindXid(x), nullptr) << "Xid " << x;
+  for (int x : {48, 79, 74, 94, 95, 119, 120, 140, 154, 144, 145, 146, 147, 148, 149, 150})
+    EXPECT_EQ(c.FindXid(x)->line_class, LineClass::kCritical) << "Xid " << x;
+  for (int x : {13, 31, 43, 45}) EXPECT_EQ(c.FindXid(x)->line_class, LineClass::kUser) << "Xid " << x;
+  for (int x : {63, 64, 92}) EXPECT_EQ(c.FindXid(x)->line_class, LineClass::kHint) << "Xid " << x;
+  for (int x : {74, 144, 150}) EXPECT_EQ(c.FindXid(x)->component, "nvlink");
+}
+
+TEST(ShippedRules, ChecklistLoads) {
+  const auto& checks = test::ShippedCatalog().config_checks();
+  EXPECT_GE(checks.size(), 15u);
+  bool shm = false;
+  for (const auto& c : checks) shm |= c.key == "os.dev_shm_mb" && c.min == 1024;
+  EXPECT_TRUE(shm);
+}
+
+TEST(OperatorRules, OverrideByIdAndAdd) {
+  test::TempDir dir;
+  test::WriteFile(dir.Sub("site/local.yaml"), R"(
+rules:
+  - id: xid
+    class: xid
+    component: gpu
+    pattern: 'NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F:.]+)\): (?P<xid>\d+)'
+  - id: site-bmc-psu
+    class: critical
+    component: power
+    pattern: 'BMC: PSU(?P<psu>\d) lost input'
+    samples: ['BMC: PSU2 lost input']
+xids:
+  - {xid: 63, class: critical, component: gpu, name: "this site drains on row remapping"}
+)");
+  Catalog c = Catalog::Load({dir.path()});
+  Matcher m(c);
+  auto s = m.NewScratch();
+  RuleMatch r;
+  ASSERT_TRUE(m.MatchMessage("BMC: PSU2 lost input", s, &r));
+  EXPECT_EQ(c.rules()[r.rule].id, "site-bmc-psu");
+  EXPECT_EQ(c.FindXid(63)->line_class, LineClass::kCritical);
+  size_t xid_rules = 0;
+  for (const auto& rule : c.rules()) xid_rules += rule.id == "xid";
+  EXPECT_EQ(xid_rules, 1u);  // replaced, not duplicated
+}
+
+TEST(OperatorRules, ErrorsNameFileAndRule) {
+  test::TempDir dir;
+  test::WriteFile(dir.Sub("bad.yaml"), "rules:\n  - {id: oops, class: fatal, component: gpu, pattern: x}\n");
+  try {
+    Catalog::Load({dir.path()});
+    FAIL();
+  } catch (const CatalogError& e) {
+    EXPECT_NE(std::string(e.what()).find("oops"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown class"), std::string::npos);
+  }
+  test::WriteFile(dir.Sub("bad.yaml"), "rules: [ {id: x, class: dist\n");
+  EXPECT_THROW(Catalog::Load({dir.path()}), CatalogError);
+  EXPECT_THROW(Catalog::Load({dir.Sub("no-such-dir")}), CatalogError);
+}
+
+}  // namespace
+}  // namespace aegis
