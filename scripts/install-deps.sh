@@ -3,7 +3,7 @@
 # Idempotent: a machine that has everything runs no apt command at all.
 set -euo pipefail
 pkgs=(
-  cmake ninja-build g++ clang libclang-rt-14-dev pkg-config make
+  cmake ninja-build g++ clang libclang-rt-14-dev pkg-config make python3
   libvectorscan-dev libre2-dev nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )

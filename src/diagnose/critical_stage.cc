@@ -59,7 +59,7 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
     // Lines with their own time first: a time inherited from a neighbour is only a lower
     // bound (an untimed CUDA error may well follow the kernel's Xid).
     std::sort(list.begin(), list.end(), [](auto* a, auto* b) {
-      if (a->ev.ts_exact != b->ev.ts_exact) return a->ev.ts_exact;
+      if (a->ev.ts_reliable != b->ev.ts_reliable) return a->ev.ts_reliable;
       return EarlierEvent(*a, *b);
     });
     for (const auto& f : net)

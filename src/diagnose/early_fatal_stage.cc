@@ -26,7 +26,7 @@ constexpr size_t kMaxEvidence = 8;
 double Earliest(const std::vector<const LocatedEvent*>& list, bool exact_only) {
   double t = INFINITY;
   for (auto* e : list)
-    if (!std::isnan(e->ev.ts) && (e->ev.ts_exact || !exact_only)) t = std::min(t, e->ev.ts);
+    if (!std::isnan(e->ev.ts) && (e->ev.ts_reliable || !exact_only)) t = std::min(t, e->ev.ts);
   return t;
 }
 

@@ -8,7 +8,7 @@
 namespace aegis {
 
 std::string VerdictToJson(const Verdict& v) {
-  using nlohmann::json;
+  using json = nlohmann::ordered_json;  // fields in the order of spec/verdict.md
   json j;
   j["format"] = 1;
   j["job"] = v.job;

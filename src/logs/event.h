@@ -22,7 +22,7 @@ struct LogEvent {
   uint64_t last_line = 0;
   uint64_t traceback_line = 0;  // "Traceback (most recent call last):" that led here, 0 if none
   double ts = NAN;              // epoch seconds; NaN when no time could be given
-  bool ts_exact = false;        // the line carries its own time (else ts is a nearby earlier line's)
+  bool ts_reliable = false;     // time read on this line or at most 2 lines above it (else only a lower bound)
   int rank = -1;                // launcher rank tag of the line, or a captured rank
   int nccl_device = -1;         // CUDA device from NCCL's own line header
   int xid = -1;

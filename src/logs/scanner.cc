@@ -26,6 +26,9 @@ namespace {
 constexpr int kMaxFoldLines = 16;
 constexpr int kMaxTracebackLines = 400;
 constexpr int kTimeLookback = 64;
+// A time printed this close above an untimed line (PyTorch's warning, then NCCL's WARN)
+// is taken as the line's own.
+constexpr int kReliableLookback = 2;
 constexpr uint64_t kInheritWindow = 32;
 
 std::string_view LineAt(std::string_view buf, size_t begin) {
@@ -288,7 +291,7 @@ void Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State&
     if (!std::isnan(prefix.ts) && !std::isnan(prefix.uptime)) st.boot = prefix.ts - prefix.uptime;
     ev.ts = prefix.ts;
     if (std::isnan(ev.ts) && !std::isnan(prefix.uptime) && !std::isnan(st.boot)) ev.ts = st.boot + prefix.uptime;
-    ev.ts_exact = !std::isnan(ev.ts);
+    ev.ts_reliable = !std::isnan(ev.ts);
     if (std::isnan(ev.ts)) {
       size_t b = cand.begin;
       for (int k = 0; k < kTimeLookback; ++k) {
@@ -297,6 +300,7 @@ void Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State&
         LinePrefix pp = ParseLinePrefix(LineAt(buf, pb), options_.year);
         if (!std::isnan(pp.ts)) {
           ev.ts = pp.ts;
+          ev.ts_reliable = k < kReliableLookback;
           break;
         }
         if (!std::isnan(pp.uptime) && !std::isnan(st.boot)) {

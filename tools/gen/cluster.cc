@@ -64,7 +64,7 @@ size_t LogFile::Bytes() const {
   return b;
 }
 
-size_t LogFile::Write(const std::string& path) {
+std::string LogFile::Render() {
   std::stable_sort(lines_.begin(), lines_.end(), [](const Line& a, const Line& b) {
     return a.ts != b.ts ? a.ts < b.ts : a.seq < b.seq;
   });
@@ -74,6 +74,11 @@ size_t LogFile::Write(const std::string& path) {
     buf += l.text;
     buf += '\n';
   }
+  return buf;
+}
+
+size_t LogFile::Write(const std::string& path) {
+  const std::string buf = Render();
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return 0;
   std::fwrite(buf.data(), 1, buf.size(), f);

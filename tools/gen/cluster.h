@@ -37,6 +37,7 @@ class LogFile {
   void Add(double ts, std::string line) { lines_.push_back({ts, seq_++, std::move(line)}); }
   // Sorted by time (stable), written with '\n'. Returns bytes written.
   size_t Write(const std::string& path);
+  std::string Render();  // the same bytes Write puts in the file
   size_t Bytes() const;
 
  private:

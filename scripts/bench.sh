@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# make bench: the performance figures quoted in the README.
+#  1. Log scanning throughput on one core (Google Benchmark, bench/scan_bench.cc).
+#  2. A generated 1,250-host x 8-GPU bundle (>= 1 GB of logs): `aegis diagnose` wall time
+#     against `cat` of the same files (page cache warm, medians of 5), and its peak memory.
+set -euo pipefail
+build=${1:-build}
+out="$build/bench"
+mkdir -p "$out"
+runs=${BENCH_RUNS:-5}
+
+echo "== 1. scanning throughput, one core"
+"$build/aegis_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/scan.json" --benchmark_out_format=json | grep -E "median|^BM_ParseLinePrefix" || true
+
+echo "== 2. 1,250 hosts x 8 GPUs"
+big="$out/big-1250"
+if [ ! -f "$big/.complete" ]; then
+  rm -rf "$big"
+  "$build/aegis-gen" --scenario rootdiag --seed 11 --hosts 1250 --gpus 8 --total-mb 1100 --keep-files --out "$big"
+  touch "$big/.complete"
+fi
+python3 - "$build/aegis" "$big" "$runs" "$out/big.json" <<'PY'
+import json, os, resource, statistics, subprocess, sys, time
+aegis, big, runs, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+files = []
+for root, _, names in os.walk(big):
+    files += [os.path.join(root, n) for n in names if n.endswith(".log")]
+files.sort()
+size = sum(os.path.getsize(f) for f in files)
+def timed(cmd, **kw):
+    t = time.perf_counter(); subprocess.run(cmd, check=True, **kw); return time.perf_counter() - t
+cat_cmd = ["cat"] + files
+timed(cat_cmd, stdout=subprocess.DEVNULL)  # warm the page cache
+cat = [timed(cat_cmd, stdout=subprocess.DEVNULL) for _ in range(runs)]
+diag, rss = [], []
+for _ in range(runs):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    diag.append(timed([aegis, "diagnose", big, "--json"], stdout=open(out + ".verdict", "w")))
+    rss.append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+verdict = json.load(open(out + ".verdict"))
+expected = json.load(open(os.path.join(big, "expected.json")))
+res = {
+    "files": len(files), "bytes": size,
+    "cat_median_s": statistics.median(cat), "diagnose_median_s": statistics.median(diag),
+    "ratio": statistics.median(diag) / statistics.median(cat),
+    "diagnose_mb_per_s": size / 1e6 / statistics.median(diag),
+    "peak_rss_mb": max(rss) / 1024.0,
+    "verdict_correct": verdict["isolate"] == expected["isolate"] and verdict["stage"] == expected["stage"],
+}
+json.dump(res, open(out, "w"), indent=2)
+print(f"logs: {len(files)} files, {size/1e9:.2f} GB")
+print(f"cat (median of {runs}):      {res['cat_median_s']:.2f} s")
+print(f"diagnose (median of {runs}): {res['diagnose_median_s']:.2f} s  = {res['ratio']:.2f}x cat, {res['diagnose_mb_per_s']:.0f} MB/s")
+print(f"peak memory:             {res['peak_rss_mb']:.0f} MB")
+print(f"verdict matches the generated fault: {res['verdict_correct']}")
+PY

@@ -1,0 +1,127 @@
+// Bad input never crashes and loses nothing: unusable bundles fail with a clear error,
+// anything else yields a verdict from what remains and lists what could not be read.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "bundle/bundle_reader.h"
+#include "diagnose/engine.h"
+#include "gen/scenarios.h"
+#include "test_util.h"
+
+namespace aegis {
+namespace {
+
+using nlohmann::json;
+
+std::string MakeBundle(const test::TempDir& dir, const std::string& scenario, uint64_t seed = 2) {
+  gen::GenOptions o;
+  o.scenario = scenario;
+  o.seed = seed;
+  o.hosts = 8;
+  o.kernel_bytes = 4000;
+  o.train_bytes = 8000;
+  o.drop_files = false;
+  gen::GenerateBundle(o, dir.path());
+  json exp = json::parse(test::ReadFile(dir.Sub("expected.json")));
+  return exp["isolate"].empty() ? std::string() : exp["isolate"][0]["host"].get<std::string>();
+}
+
+Verdict DiagnoseDir(const test::TempDir& dir) { return Diagnose(dir.path(), test::ShippedMatcher(), {}); }
+
+TEST(BadInput, UnusableBundlesThrowClearErrors) {
+  test::TempDir dir;
+  EXPECT_THROW(Diagnose(dir.Sub("nope"), test::ShippedMatcher(), {}), BundleError);
+  EXPECT_THROW(DiagnoseDir(dir), BundleError);  // empty directory: no topology.json
+  test::WriteFile(dir.Sub("topology.json"), "{\"nodes\": [");
+  test::WriteFile(dir.Sub("job.json"), "{}");
+  try {
+    DiagnoseDir(dir);
+    FAIL();
+  } catch (const BundleError& e) {
+    EXPECT_NE(std::string(e.what()).find("topology.json"), std::string::npos);
+  }
+}
+
+TEST(BadInput, EmptyAndMissingLogsStillDecide) {
+  test::TempDir dir;
+  const std::string culprit = MakeBundle(dir, "xid79");
+  // Empty every other host's files, delete some.
+  for (const auto& d : std::filesystem::directory_iterator(dir.Sub("nodes"))) {
+    if (d.path().filename() == culprit) continue;
+    test::WriteFile((d.path() / "train.log").string(), "");
+    std::filesystem::remove(d.path() / "kernel.log");
+  }
+  Verdict v = DiagnoseDir(dir);
+  EXPECT_EQ(v.action, "isolate");
+  ASSERT_EQ(v.isolate.size(), 1u);
+  EXPECT_EQ(v.isolate[0].host, culprit);
+  EXPECT_EQ(v.missing.size(), 7u);  // the deleted kernel logs
+}
+
+TEST(BadInput, GarbageHugeLinesInvalidUtf8AndTruncatedJson) {
+  test::TempDir dir;
+  const std::string culprit = MakeBundle(dir, "dbe");
+  std::string garbage;
+  for (int i = 0; i < (1 << 20); ++i) garbage.push_back(static_cast<char>((i * 131 + 7) % 256));
+  std::string huge(10u << 20, 'x');
+  int k = 0;
+  for (const auto& d : std::filesystem::directory_iterator(dir.Sub("nodes"))) {
+    if (d.path().filename() == culprit) {
+      // The culprit's own kernel log: a 10 MB line and invalid UTF-8 before the evidence.
+      std::string kernel = test::ReadFile((d.path() / "kernel.log").string());
+      test::WriteFile((d.path() / "kernel.log").string(), huge + "\n\xff\xfe\xc0 bad bytes\n" + kernel);
+      continue;
+    }
+    switch (k++ % 3) {
+      case 0: test::WriteFile((d.path() / "train.log").string(), garbage); break;
+      case 1: test::WriteFile((d.path() / "facts.json").string(), "{\"gpu\": {\"count\": 8"); break;
+      default: test::WriteFile((d.path() / "kernel.log").string(), std::string("\0\0\0\n", 4) + huge);
+    }
+  }
+  test::WriteFile(dir.Sub("probes.json"), "[{\"src\": \"10.1.0.1\", \"dst\"");
+  Verdict v = DiagnoseDir(dir);
+  EXPECT_EQ(v.action, "isolate");
+  ASSERT_EQ(v.isolate.size(), 1u);
+  EXPECT_EQ(v.isolate[0].host, culprit);
+  bool facts = false, probes = false, cut = false;
+  for (const auto& u : v.unreadable) {
+    facts |= u.file.find("facts.json") != std::string::npos;
+    probes |= u.file == "probes.json";
+    cut |= u.reason.find("longer than") != std::string::npos;
+  }
+  EXPECT_TRUE(facts);
+  EXPECT_TRUE(probes);
+  EXPECT_TRUE(cut);
+  json j = json::parse(VerdictToJson(v));  // valid JSON, valid UTF-8
+  EXPECT_EQ(j["action"], "isolate");
+}
+
+TEST(BadInput, HostsUnknownToTopologyAreReadButNeverIsolated) {
+  test::TempDir dir;
+  MakeBundle(dir, "no_signal");
+  test::WriteFile(dir.Sub("nodes/stranger-01/kernel.log"),
+                  "[ 5.0] NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n");
+  Verdict v = DiagnoseDir(dir);
+  EXPECT_TRUE(v.isolate.empty());
+  EXPECT_EQ(v.action, "offline");
+  bool listed = false;
+  for (const auto& u : v.unreadable) listed |= u.file == "nodes/stranger-01";
+  EXPECT_TRUE(listed);
+}
+
+TEST(BadInput, JobHostsMissingFromTopology) {
+  test::TempDir dir;
+  MakeBundle(dir, "no_signal");
+  json job = json::parse(test::ReadFile(dir.Sub("job.json")));
+  job["hosts"].push_back("ghost-9");
+  job["ranks"] = "not a list";
+  test::WriteFile(dir.Sub("job.json"), job.dump());
+  Verdict v = DiagnoseDir(dir);
+  EXPECT_EQ(v.action, "offline");
+  EXPECT_FALSE(v.unreadable.empty());
+}
+
+}  // namespace
+}  // namespace aegis
