@@ -58,6 +58,17 @@ AddressBook::AddressBook(const Topology& topology, const Job& job) : topo_(topol
     for (size_t k = 0; k < n.nics.size(); ++k)
       if (!n.nics[k].ip.empty()) by_ip_[n.nics[k].ip] = Place{ni, static_cast<int>(k), -1};
   }
+  for (const RankInfo& r : job_.ranks) explicit_ranks_[r.rank] = Place{topo_.FindNode(r.host), -1, r.gpu};
+  // Default layout: ranks fill the job's hosts in order, G per host (G: its GPU count, 8
+  // when the topology does not say).
+  first_rank_.push_back(0);
+  for (const std::string& h : job_.hosts) {
+    const int node = topo_.FindNode(h);
+    int g = node >= 0 ? static_cast<int>(topo_.nodes[static_cast<size_t>(node)].gpus.size()) : 0;
+    if (g <= 0) g = 8;
+    rank_node_.push_back(node);
+    first_rank_.push_back(first_rank_.back() + g);
+  }
 }
 
 std::string AddressBook::CleanEndpoint(std::string_view text) {
@@ -116,24 +127,14 @@ int AddressBook::NicByName(int node, std::string_view name) const {
 
 Place AddressBook::ResolveRank(int rank) const {
   if (rank < 0) return {};
-  for (const RankInfo& r : job_.ranks)
-    if (r.rank == rank) {
-      Place p;
-      p.node = topo_.FindNode(r.host);
-      p.gpu = r.gpu;
-      return p;
-    }
-  if (!job_.ranks.empty()) return {};
-  // Default layout: ranks fill hosts in order, G per host.
-  int r = rank;
-  for (const std::string& h : job_.hosts) {
-    int node = topo_.FindNode(h);
-    int g = node >= 0 ? static_cast<int>(topo_.nodes[static_cast<size_t>(node)].gpus.size()) : 0;
-    if (g <= 0) g = 8;
-    if (r < g) return Place{node, -1, r};
-    r -= g;
+  if (!explicit_ranks_.empty()) {
+    auto it = explicit_ranks_.find(rank);
+    return it == explicit_ranks_.end() ? Place{} : it->second;
   }
-  return {};
+  auto it = std::upper_bound(first_rank_.begin(), first_rank_.end(), rank);
+  if (it == first_rank_.begin() || it == first_rank_.end()) return {};
+  const size_t host = static_cast<size_t>(it - first_rank_.begin()) - 1;
+  return Place{rank_node_[host], -1, rank - first_rank_[host]};
 }
 
 }  // namespace aegis

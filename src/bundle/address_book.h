@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "bundle/model.h"
 
@@ -42,6 +43,10 @@ class AddressBook {
   const Job& job_;
   std::unordered_map<std::string, Place> by_ip_;
   std::unordered_map<std::string, int> by_name_;  // lower-case full and short names
+  // Default rank layout: job host i holds ranks [first_rank_[i], first_rank_[i + 1]).
+  std::vector<int> first_rank_;
+  std::vector<int> rank_node_;  // topology node of job host i (-1 when unknown)
+  std::unordered_map<int, Place> explicit_ranks_;
 };
 
 }  // namespace aegis

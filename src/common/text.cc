@@ -1,6 +1,7 @@
 #include "common/text.h"
 
 #include <charconv>
+#include <cstring>
 #include <cstdlib>
 
 namespace aegis {
@@ -99,6 +100,28 @@ std::string SanitizeForOutput(std::string_view s, size_t max_bytes) {
     i += n;
   }
   return out;
+}
+
+uint64_t CountNewlines(const char* p, const char* end) {
+  uint64_t n = 0;
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  while (end - p >= 8) {
+    // Per-byte counters in one word: up to 255 words before a lane could overflow.
+    uint64_t lanes = 0;
+    for (int k = 0; k < 255 && end - p >= 8; ++k, p += 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      w ^= kOnes * '\n';  // '\n' bytes become zero
+      // High bit set exactly in the zero bytes (no borrow between bytes).
+      const uint64_t t = ~(((w & kLow7) + kLow7) | w | kLow7);
+      lanes += t >> 7;
+    }
+    // Horizontal sum: pairs of byte lanes into 16-bit lanes (each <= 510), then those.
+    const uint64_t pairs = (lanes & 0x00FF00FF00FF00FFull) + ((lanes >> 8) & 0x00FF00FF00FF00FFull);
+    n += (pairs * 0x0001000100010001ull) >> 48;
+  }
+  for (; p < end; ++p) n += *p == '\n';
+  return n;
 }
 
 std::optional<long long> ParseInt(std::string_view s) {

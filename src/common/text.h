@@ -20,6 +20,9 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 std::string SanitizeForOutput(std::string_view s, size_t max_bytes = 1024);
 bool IsValidUtf8(std::string_view s);
 
+// Number of '\n' bytes in [begin, end): eight bytes at a time (the hot loop of line numbering).
+uint64_t CountNewlines(const char* begin, const char* end);
+
 std::optional<long long> ParseInt(std::string_view s);
 std::optional<double> ParseDouble(std::string_view s);
 

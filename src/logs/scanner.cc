@@ -111,8 +111,7 @@ ScanStats Scanner::ScanText(std::string_view text, const Sink& sink) {
       }
       part = cut;
     }
-    ProcessBuffer(part, line_no, st, sink);
-    line_no += static_cast<uint64_t>(std::count(part.begin(), part.end(), '\n'));
+    line_no += ProcessBuffer(part, line_no, st, sink);
     pos = end;
   }
   stats.bytes = text.size();
@@ -123,8 +122,8 @@ ScanStats Scanner::ScanText(std::string_view text, const Sink& sink) {
 ScanStats Scanner::ScanFd(int fd, const Sink& sink) {
   ScanStats stats;
   State st;
-  std::string buf;
-  buf.resize(options_.chunk_bytes + options_.max_line_bytes + 1);
+  std::string& buf = buffer_;
+  buf.resize(options_.chunk_bytes + options_.max_line_bytes + 1);  // once per scanner: no memset per file
   size_t filled = 0;          // bytes in buf (carry of an unfinished line + new data)
   bool skipping = false;      // inside a cut line: drop bytes until its '\n'
   uint64_t line_no = 1;
@@ -167,8 +166,7 @@ ScanStats Scanner::ScanFd(int fd, const Sink& sink) {
     }
     std::string_view whole = view.substr(0, last_nl + 1);
     // Lines longer than the limit inside a chunk are matched whole: the chunk bounds them.
-    ProcessBuffer(whole, line_no, st, sink);
-    line_no += static_cast<uint64_t>(std::count(whole.begin(), whole.end(), '\n'));
+    line_no += ProcessBuffer(whole, line_no, st, sink);
     size_t rest = filled - (last_nl + 1);
     std::memmove(buf.data(), buf.data() + last_nl + 1, rest);
     filled = rest;
@@ -180,15 +178,14 @@ ScanStats Scanner::ScanFd(int fd, const Sink& sink) {
     }
   }
   if (filled > 0 && !skipping) {
-    ProcessBuffer(std::string_view(buf.data(), filled), line_no, st, sink);
-    line_no += static_cast<uint64_t>(std::count(buf.data(), buf.data() + filled, '\n'));
+    line_no += ProcessBuffer(std::string_view(buf.data(), filled), line_no, st, sink);
   }
   stats.lines = line_no - 1 + ((!last_byte_newline || skipping) && stats.bytes > 0 ? 1 : 0);
   if (skipping && last_byte_newline) stats.lines = line_no - 1;
   return stats;
 }
 
-void Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State& st, const Sink& sink) {
+uint64_t Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State& st, const Sink& sink) {
   const auto& rules = matcher_.catalog().rules();
   if (!st.boot_probed) {
     // Kernel logs: learn the boot time from any early line that has a wall time and an uptime.
@@ -211,8 +208,7 @@ void Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State&
   uint64_t line_no = first_line_no;
   for (size_t ci = 0; ci < candidates_.size(); ++ci) {
     const CandidateLine& cand = candidates_[ci];
-    line_no += static_cast<uint64_t>(std::count(buf.begin() + static_cast<std::ptrdiff_t>(counted_to),
-                                                buf.begin() + static_cast<std::ptrdiff_t>(cand.begin), '\n'));
+    line_no += CountNewlines(buf.data() + counted_to, buf.data() + cand.begin);
     counted_to = cand.begin;
     if (line_no <= st.skip_through) continue;
 
@@ -357,6 +353,8 @@ void Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, State&
     ev.text = SanitizeForOutput(message, 1024);
     sink(std::move(ev));
   }
+  // Newlines after the last candidate complete this buffer's line count.
+  return line_no - first_line_no + CountNewlines(buf.data() + counted_to, buf.data() + buf.size());
 }
 
 }  // namespace aegis

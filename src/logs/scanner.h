@@ -38,12 +38,14 @@ class Scanner {
 
  private:
   struct State;
-  void ProcessBuffer(std::string_view buf, uint64_t first_line_no, State& st, const Sink& sink);
+  // Emits the events of `buf` (whole lines); returns the number of '\n' in it.
+  uint64_t ProcessBuffer(std::string_view buf, uint64_t first_line_no, State& st, const Sink& sink);
 
   const Matcher& matcher_;
   ScanOptions options_;
   Matcher::Scratch scratch_;
   std::vector<CandidateLine> candidates_;
+  std::string buffer_;  // read buffer, reused across files
 };
 
 }  // namespace aegis

@@ -43,7 +43,7 @@ Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
       c->group_names[static_cast<size_t>(idx)] = canonical;
     }
     compiled_.push_back(std::move(c));
-    patterns.push_back(ScannerPattern(rules[i].pattern));
+    patterns.push_back(ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter));
     flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_PREFILTER);
     ids.push_back(static_cast<unsigned>(i));
   }

@@ -77,6 +77,7 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   if (r.pattern.empty()) throw CatalogError(where + ": rule without pattern");
   RE2 re(r.pattern, RE2::Quiet);
   if (!re.ok()) throw CatalogError(where + ": bad pattern: " + re.error());
+  r.prefilter = Str(n, "prefilter");
   r.priority = n["priority"] ? n["priority"].as<int>() : 50;
   r.reason = Str(n, "reason");
   r.config_key = Str(n, "key");

@@ -26,6 +26,7 @@ struct Rule {
   bool class_from_xid = false;  // class "xid": the Xid catalogue decides class and component
   std::string component;        // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, config, ...
   std::string pattern;          // RE2 syntax, matched against the message (prefixes stripped)
+  std::string prefilter;        // optional cheaper pattern for the scanner; must match every line `pattern` does
   int priority = 50;            // the highest-priority matching rule classifies a line
   std::string reason;           // why the line has this class, for people
   std::string config_key;       // config rules: the facts.json key to repair

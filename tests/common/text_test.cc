@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace aegis {
 namespace {
 
@@ -35,5 +37,23 @@ TEST(Text, Numbers) {
   EXPECT_DOUBLE_EQ(*ParseDouble("8421.113902"), 8421.113902);
 }
 
+}  // namespace
+}  // namespace aegis
+
+namespace aegis {
+namespace {
+TEST(Text, CountNewlinesMatchesNaiveCount) {
+  std::string s;
+  for (int i = 0; i < 1000; ++i) s.push_back(static_cast<char>((i * 37) % 256));
+  for (size_t b = 0; b < 40; ++b)
+    for (size_t e = b; e < s.size(); e += 97)
+      EXPECT_EQ(CountNewlines(s.data() + b, s.data() + e),
+                static_cast<uint64_t>(std::count(s.begin() + b, s.begin() + e, '\n')));
+  EXPECT_EQ(CountNewlines(s.data(), s.data()), 0u);
+  for (size_t len : {17u, 2040u, 2048u, 100003u}) {  // all newlines: every lane counter full
+    std::string nl(len, '\n');
+    EXPECT_EQ(CountNewlines(nl.data(), nl.data() + nl.size()), len);
+  }
+}
 }  // namespace
 }  // namespace aegis
