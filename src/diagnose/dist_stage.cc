@@ -41,18 +41,7 @@ int CommonEndpoint(const std::vector<Edge>& edges, double share) {
     ++degree[x];
     ++degree[y];
   }
-  int best = -1, best_deg = 0, second_deg = 0;
-  for (const auto& [n, d] : degree) {
-    if (d > best_deg) {
-      second_deg = best_deg;
-      best_deg = d;
-      best = n;
-    } else if (d > second_deg) {
-      second_deg = d;
-    }
-  }
-  if (best_deg < share * static_cast<double>(pairs.size()) || best_deg <= second_deg) return -1;
-  return best;
+  return ClearLeader(degree, share, static_cast<double>(pairs.size())).value_or(-1);
 }
 
 }  // namespace
@@ -153,10 +142,10 @@ bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, co
       }
     }
     entry.component = "host";
-    for (const auto& [nic, votes] : nic_votes)
-      if (known >= 2 && votes >= kNicShare * known) {
+    if (known >= 2)
+      if (auto nic = ClearLeader(nic_votes, kNicShare, known)) {
         entry.component = "nic";
-        entry.device = inc.topology.nodes[static_cast<size_t>(n)].nics[static_cast<size_t>(nic)].name;
+        entry.device = inc.topology.nodes[static_cast<size_t>(n)].nics[static_cast<size_t>(*nic)].name;
       }
     v->isolate.push_back(entry);
   }

@@ -151,18 +151,7 @@ void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
     if (bad[0].src.node >= 0) culprits.push_back(bad[0].src);
     if (bad[0].dst.node >= 0) culprits.push_back(bad[0].dst);
   } else {
-    Endpoint best;
-    int best_n = 0, second_n = 0;
-    for (const auto& [ep, n] : count) {
-      if (n > best_n) {
-        second_n = best_n;
-        best_n = n;
-        best = ep;
-      } else if (n > second_n) {
-        second_n = n;
-      }
-    }
-    if (best_n >= kEndpointShare * static_cast<double>(bad.size()) && best_n > second_n) culprits.push_back(best);
+    if (auto best = ClearLeader(count, kEndpointShare, static_cast<double>(bad.size()))) culprits.push_back(*best);
   }
   for (const Endpoint& ep : culprits) {
     if (!inc.job_nodes.empty() && !inc.IsJobNode(ep.node)) continue;

@@ -2,6 +2,7 @@
 // collected Incident. A stage that decides fills the Verdict and returns true; the
 // order in which engine.cc calls them is the algorithm.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,26 @@ bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdi
 void OfflineStage(const Incident& inc, Verdict* v);
 
 // Shared helpers.
+
+// The key with the most votes when it holds at least `share` of `total` and strictly
+// more than any other key (a common endpoint); nullopt otherwise.
+template <typename Key>
+std::optional<Key> ClearLeader(const std::map<Key, int>& votes, double share, double total) {
+  const Key* best = nullptr;
+  int best_n = 0, second_n = 0;
+  for (const auto& [key, n] : votes) {
+    if (n > best_n) {
+      second_n = best_n;
+      best_n = n;
+      best = &key;
+    } else if (n > second_n) {
+      second_n = n;
+    }
+  }
+  if (!best || best_n < share * total || best_n <= second_n) return std::nullopt;
+  return *best;
+}
+
 Evidence EvidenceOf(const LocatedEvent& e);
 std::string GpuDevice(int gpu);  // "gpu3", "" for -1
 std::string HostOf(const Incident& inc, int node);
