@@ -55,6 +55,10 @@ std::string ExpectedText(const ConfigCheck& c) {
 
 std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& catalog) {
   std::vector<ConfigFinding> out;
+  // An expectation no host meets is a property of the whole cluster (a site that runs
+  // without persistence mode, say), not what broke this job: it is reported only when
+  // nothing more specific is found.
+  std::vector<ConfigFinding> everywhere;
   std::vector<std::string> hosts;
   for (const auto& h : inc.job.hosts)
     if (inc.facts.count(h)) hosts.push_back(h);
@@ -67,11 +71,16 @@ std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& ca
         if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     for (const auto& key : keys) {
       if (c.kind == "expect") {
+        std::vector<ConfigFinding> bad;
+        size_t with_value = 0;
         for (const auto& h : hosts) {
           auto it = inc.facts.at(h).find(key);
           if (it == inc.facts.at(h).end()) continue;
-          if (!Allowed(c, it->second)) out.push_back({h, key, it->second, ExpectedText(c), c.id, c.reason});
+          ++with_value;
+          if (!Allowed(c, it->second)) bad.push_back({h, key, it->second, ExpectedText(c), c.id, c.reason});
         }
+        auto& dest = bad.size() == with_value && with_value > 1 ? everywhere : out;
+        dest.insert(dest.end(), bad.begin(), bad.end());
         continue;
       }
       // agree: the majority value is the expected one; needs a strict majority.
@@ -97,7 +106,7 @@ std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& ca
           for (const auto& h : hs) out.push_back({h, key, value, majority->first, c.id, c.reason});
     }
   }
-  return out;
+  return out.empty() ? everywhere : out;
 }
 
 bool ConfigCheckStage(const Incident& inc, const std::vector<ConfigFinding>& config, Verdict* v) {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <cctype>
+#include <cstring>
 #include <set>
 
 #include "common/text.h"
@@ -16,7 +18,6 @@ namespace aegis {
 
 namespace {
 
-constexpr int kLargePacket = 1500;      // bytes: above the usual Ethernet MTU
 constexpr double kLossy = 0.02;         // loss rate that makes a path bad
 constexpr double kClean = 0.005;        // loss rate a clean path stays under
 constexpr double kLatencyFactor = 5.0;  // p99 this many times the median p99 of its size
@@ -28,6 +29,15 @@ struct PortRef {
   std::string switch_name, port;
 };
 
+// "Ethernet1/8", "Eth1/8" and "et1/8" name one port.
+std::string NormalizePort(std::string_view port) {
+  std::string p = ToLower(port);
+  for (const char* prefix : {"ethernet", "eth", "et"})
+    if (StartsWith(p, prefix) && p.size() > strlen(prefix) && std::isdigit(static_cast<unsigned char>(p[strlen(prefix)])))
+      return "eth" + p.substr(strlen(prefix));
+  return p;
+}
+
 std::vector<PortRef> CabledTo(const Incident& inc, const std::string& sw, const std::string& port) {
   std::vector<PortRef> out;
   for (size_t n = 0; n < inc.topology.nodes.size(); ++n) {
@@ -35,7 +45,7 @@ std::vector<PortRef> CabledTo(const Incident& inc, const std::string& sw, const 
     for (size_t k = 0; k < nics.size(); ++k)
       for (size_t s = 0; s < nics[k].switches.size(); ++s) {
         const std::string& p = s < nics[k].ports.size() ? nics[k].ports[s] : (nics[k].ports.empty() ? "" : nics[k].ports[0]);
-        if (nics[k].switches[s] == sw && ToLower(p) == ToLower(port))
+        if (nics[k].switches[s] == sw && NormalizePort(p) == NormalizePort(port))
           out.push_back({static_cast<int>(n), static_cast<int>(k), sw, p});
       }
   }
@@ -102,21 +112,16 @@ void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
     median_p99[size] = v[v.size() / 2];
   }
   struct PathState {
-    double small_loss = 0, large_loss = 0;
-    bool has_small = false, has_large = false, slow = false;
+    std::map<int, double> loss_by_size;  // worst loss rate seen at each probe size
+    bool slow = false;
     std::vector<const ProbeResult*> probes;
   };
   std::map<std::pair<std::string, std::string>, PathState> paths;
   for (const auto& p : inc.probes) {
     PathState& st = paths[{p.src, p.dst}];
     const double loss = static_cast<double>(p.lost) / static_cast<double>(p.sent);
-    if (p.size > kLargePacket) {
-      st.has_large = true;
-      st.large_loss = std::max(st.large_loss, loss);
-    } else {
-      st.has_small = true;
-      st.small_loss = std::max(st.small_loss, loss);
-    }
+    double& worst = st.loss_by_size[p.size];
+    worst = std::max(worst, loss);
     const double med = median_p99.count(p.size) ? median_p99[p.size] : NAN;
     if (!std::isnan(p.rtt_p99) && !std::isnan(med) && p99_by_size[p.size].size() >= 4 &&
         p.rtt_p99 > kLatencyFactor * med && p.rtt_p99 > med + kLatencyFloorUs)
@@ -131,9 +136,14 @@ void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
   };
   std::vector<Bad> bad;
   for (const auto& [key, st] : paths) {
+    // Sizes in order: a path that loses its largest packets while its smallest get
+    // through drops on size (MTU mismatch, a bad optic corrupting long frames).
     std::string kind;
-    if (st.has_large && st.large_loss >= kLossy && (!st.has_small || st.small_loss <= kClean)) kind = "large-packet loss";
-    else if (std::max(st.small_loss, st.large_loss) >= kLossy) kind = "packet loss";
+    const double smallest = st.loss_by_size.begin()->second, largest = st.loss_by_size.rbegin()->second;
+    double worst = 0;
+    for (const auto& [size, loss] : st.loss_by_size) worst = std::max(worst, loss);
+    if (st.loss_by_size.size() >= 2 && largest >= kLossy && smallest <= kClean) kind = "large-packet loss";
+    else if (worst >= kLossy) kind = "packet loss";
     else if (st.slow) kind = "latency";
     if (kind.empty()) continue;
     Place s = book.ResolvePeer(key.first), d = book.ResolvePeer(key.second);

@@ -165,3 +165,59 @@ TEST(Stages, ProbesWithOneLossyPathNameBothEnds) {
 
 }  // namespace
 }  // namespace aegis
+
+namespace aegis {
+namespace {
+
+TEST(Stages, ClusterWideExpectationsYieldToTheOddHostOut) {
+  MiniBundle b(4, "hung");
+  for (int h = 1; h <= 4; ++h)
+    b.Append(h, "facts.json", std::string("{\"gpu\": {\"persistence_mode\": \"Disabled\", \"driver_version\": \"") +
+                                  (h == 2 ? "535.104.05" : "570.86.15") + "\"}}");
+  Verdict v = b.Run();
+  ASSERT_EQ(v.repair.size(), 1u);  // persistence mode off everywhere is the site's choice
+  EXPECT_EQ(v.repair[0].host, "node-2");
+  EXPECT_EQ(v.repair[0].key, "gpu.driver_version");
+}
+
+TEST(Stages, ClusterWideExpectationAloneIsStillReported) {
+  MiniBundle b(3, "hung");
+  for (int h = 1; h <= 3; ++h) b.Append(h, "facts.json", "{\"os\": {\"memlock\": \"65536\"}}");
+  Verdict v = b.Run();
+  EXPECT_EQ(v.stage, "config_check");
+  EXPECT_EQ(v.repair.size(), 3u);
+}
+
+TEST(Stages, SwitchPortNamesMatchAcrossVendorSpellings) {
+  MiniBundle b(3, "hung");
+  test::WriteFile(b.dir.Sub("switches/tor.log"), "%ETHPORT-5-IF_DOWN_LINK_FAILURE: Interface Eth3 is down (Link failure)\n");
+  Verdict v = b.Run();
+  ASSERT_EQ(v.repair.size(), 1u);
+  EXPECT_EQ(v.repair[0].host, "node-3");
+  EXPECT_EQ(v.repair[0].device, "Ethernet3");
+}
+
+TEST(Stages, LargePacketLossIsRelativeToTheProbeSizes) {
+  MiniBundle b(4, "hung");
+  // Only 64 B and 1500 B probes: the path through node-4 loses the 1500 B ones.
+  std::string probes = "[";
+  for (int s = 1; s <= 4; ++s)
+    for (int d = 1; d <= 4; ++d) {
+      if (s == d) continue;
+      for (int size : {64, 1500}) {
+        const int lost = (s == 4 || d == 4) && size == 1500 ? 30 : 0;
+        probes += std::string(probes.size() > 1 ? "," : "") + "{\"src\": \"10.0.0." + std::to_string(s) +
+                  "\", \"dst\": \"10.0.0." + std::to_string(d) + "\", \"size\": " + std::to_string(size) +
+                  ", \"sent\": 100, \"lost\": " + std::to_string(lost) + "}";
+      }
+    }
+  test::WriteFile(b.dir.Sub("probes.json"), probes + "]");
+  Verdict v = b.Run();
+  ASSERT_EQ(v.repair.size(), 1u);
+  EXPECT_EQ(v.repair[0].host, "node-4");
+  EXPECT_EQ(v.repair[0].component, "link");
+  EXPECT_EQ(v.evidence[0].rule, "probe-large-packet-loss");
+}
+
+}  // namespace
+}  // namespace aegis
