@@ -1,0 +1,271 @@
+// The CCL probe as NCCL drives it (fake_nccl.h), dozens of ranks per communicator: the
+// snapshots must hold exactly the expected CL / WR / WC counters for a healthy run, a
+// compute hang, a communication hang and a slow peer, and survive NCCL's corner cases.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "probe/fake_nccl.h"
+#include "test_util.h"
+
+namespace aegis {
+namespace {
+
+using nlohmann::json;
+namespace abi = probe::abi;
+
+class Probe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Before the plugin's first init: its writer reads these once per process, so all
+    // tests of one process share the directory (each uses its own communicator hash).
+    ::setenv("AEGIS_CCL_DIR", Dir().path().c_str(), 1);
+    ::setenv("AEGIS_CCL_INTERVAL_MS", "3600000", 1);  // only finalize snapshots here
+    ::setenv("AEGIS_CCL_SOCKET", "", 1);
+    nccl_ = std::make_unique<test::FakeNccl>(AEGIS_PROBE_SO);
+  }
+
+  // The newest record of each rank of communicator `hash`.
+  std::map<int, json> Records(uint64_t hash) {
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    std::ifstream in(Dir().path() + "/" + host + "-" + std::to_string(getpid()) + ".jsonl");
+    char want[17];
+    snprintf(want, sizeof want, "%016llx", static_cast<unsigned long long>(hash));
+    std::map<int, json> out;
+    std::string line;
+    while (std::getline(in, line)) {
+      json j = json::parse(line);
+      if (j["comm"] != want) continue;
+      const int rank = j["rank"];
+      if (!out.count(rank) || out[rank]["ts"] <= j["ts"]) out[rank] = j;
+    }
+    return out;
+  }
+
+  static json Net(const json& rec, int peer, const char* dir) {
+    for (const auto& n : rec["net"])
+      if (n["peer"] == peer && n["dir"] == dir) return n;
+    return json();
+  }
+
+  static test::TempDir& Dir() {
+    static test::TempDir dir;
+    return dir;
+  }
+  std::unique_ptr<test::FakeNccl> nccl_;
+};
+
+test::FakeNccl::Plan Ring(int rank, int n) {
+  test::FakeNccl::Plan p;
+  p.send_peer = (rank + 1) % n;
+  p.recv_peer = (rank + n - 1) % n;
+  return p;
+}
+
+TEST_F(Probe, HealthyRunCountsEverything) {
+  const int n = 32, iters = 40;
+  auto comm = nccl_->InitComm(0x9f3c2a1b5d6e7f80ull, "dp", n, 4);
+  for (int it = 0; it < iters; ++it)
+    for (const auto& r : comm) nccl_->Collective(r, static_cast<uint64_t>(it), Ring(r.rank, n));
+  nccl_->Drain();
+  for (const auto& r : comm) nccl_->Finalize(r);
+  auto recs = Records(0x9f3c2a1b5d6e7f80ull);
+  ASSERT_EQ(recs.size(), static_cast<size_t>(n));
+  for (const auto& [rank, rec] : recs) {
+    EXPECT_EQ(rec["v"], 1);
+    EXPECT_EQ(rec["nranks"], n);
+    EXPECT_EQ(rec["nnodes"], 4);
+    EXPECT_EQ(rec["comm_name"], "dp");
+    EXPECT_TRUE(rec["gpu"].is_null());  // no CUDA driver here
+    EXPECT_EQ(rec["coll"]["AllReduce"]["launched"], iters);
+    EXPECT_EQ(rec["coll"]["AllReduce"]["completed"], iters);
+    json send = Net(rec, (rank + 1) % n, "send"), recv = Net(rec, (rank + n - 1) % n, "recv");
+    EXPECT_EQ(send["posted"], iters * 4);
+    EXPECT_EQ(send["completed"], iters * 4);
+    EXPECT_EQ(send["bytes"], static_cast<uint64_t>(iters) * 4 * (1 << 20));
+    EXPECT_EQ(recv["posted"], iters * 4);
+    EXPECT_EQ(recv["completed"], iters * 4);
+    EXPECT_GT(send["recent_gbps"].get<double>(), 0);
+    EXPECT_EQ(rec["net"].size(), 2u);
+    ASSERT_EQ(rec["recent"].size(), 32u);  // K most recent
+    EXPECT_EQ(rec["recent"].back()["seq"], iters - 1);
+    EXPECT_DOUBLE_EQ(rec["recent"].back()["td_us"].get<double>(), 5.0);  // GPU timer span
+  }
+}
+
+TEST_F(Probe, ComputeHangShowsTheRankThatStoppedLaunching) {
+  const int n = 24, stuck = 7, before = 15;
+  auto comm = nccl_->InitComm(0x1111ull, "dp", n, 3);
+  for (int it = 0; it <= before; ++it)
+    for (const auto& r : comm) {
+      if (r.rank == stuck && it == before) continue;  // stalls in compute: never launches
+      auto plan = Ring(r.rank, n);
+      if (it == before) {
+        plan.kernel_finishes = false;  // everyone else hangs inside the collective
+        plan.step = [&, r](int, bool send) {
+          // Transfers to or from the stalled rank never complete.
+          const int peer = send ? (r.rank + 1) % n : (r.rank + n - 1) % n;
+          return test::FakeNccl::Step{peer != stuck, 0};
+        };
+      }
+      nccl_->Collective(r, static_cast<uint64_t>(it), plan);
+    }
+  nccl_->Drain();
+  for (const auto& r : comm) nccl_->Finalize(r);
+  auto recs = Records(0x1111ull);
+  ASSERT_EQ(recs.size(), static_cast<size_t>(n));
+  for (const auto& [rank, rec] : recs) {
+    const auto& ar = rec["coll"]["AllReduce"];
+    EXPECT_EQ(ar["launched"], rank == stuck ? before : before + 1) << rank;
+    EXPECT_EQ(ar["completed"], before) << rank;
+  }
+}
+
+TEST_F(Probe, CommunicationHangShowsPostedNeverCompleted) {
+  const int n = 16, bad = 5, at = 10;
+  auto comm = nccl_->InitComm(0x2222ull, "pp", n, 2);
+  for (int it = 0; it <= at; ++it)
+    for (const auto& r : comm) {
+      auto plan = Ring(r.rank, n);
+      if (it == at) {
+        plan.kernel_finishes = false;
+        if (r.rank == bad)  // its 3rd send step to the next rank is never acknowledged
+          plan.step = [](int s, bool send) { return test::FakeNccl::Step{!(send && s == 2), 0}; };
+      }
+      nccl_->Collective(r, static_cast<uint64_t>(it), plan);
+    }
+  nccl_->Drain();
+  for (const auto& r : comm) nccl_->Finalize(r);
+  auto recs = Records(0x2222ull);
+  for (const auto& [rank, rec] : recs) {
+    EXPECT_EQ(rec["coll"]["AllReduce"]["launched"], at + 1);  // CL equal everywhere
+    EXPECT_EQ(rec["coll"]["AllReduce"]["completed"], at);
+    json send = Net(rec, (rank + 1) % n, "send");
+    if (rank == bad) {
+      EXPECT_EQ(send["posted"], at * 4 + 3);
+      EXPECT_EQ(send["completed"], at * 4 + 2);  // WR > WC: this rank's send is stuck
+      EXPECT_TRUE(Net(rec, (rank + n - 1) % n, "recv").is_null() ||
+                  Net(rec, (rank + n - 1) % n, "recv")["posted"] == at * 4);
+    } else {
+      EXPECT_EQ(send["posted"], send["completed"]) << rank;
+    }
+  }
+}
+
+TEST_F(Probe, SlowPeerHasLowRecentThroughput) {
+  const int n = 8, slow = 3;
+  auto comm = nccl_->InitComm(0x3333ull, "dp", n, 8);
+  for (int it = 0; it < 6; ++it)
+    for (const auto& r : comm) {
+      auto plan = Ring(r.rank, n);
+      plan.steps = 2;
+      if (r.rank == slow) plan.step = [](int, bool send) { return test::FakeNccl::Step{true, send ? 3000 : 0}; };
+      nccl_->Collective(r, static_cast<uint64_t>(it), plan);
+    }
+  nccl_->Drain();
+  for (const auto& r : comm) nccl_->Finalize(r);
+  auto recs = Records(0x3333ull);
+  std::vector<double> others;
+  double slow_gbps = 0;
+  for (const auto& [rank, rec] : recs) {
+    const double g = Net(rec, (rank + 1) % n, "send")["recent_gbps"];
+    if (rank == slow) slow_gbps = g;
+    else others.push_back(g);
+  }
+  std::sort(others.begin(), others.end());
+  ASSERT_GT(slow_gbps, 0);
+  EXPECT_LT(slow_gbps * 10, others[others.size() / 2]);  // 3 ms per MiB: far below the rest
+}
+
+TEST_F(Probe, CornerCasesNcclProduces) {
+  const auto* p = nccl_->v5();
+  // Init failure: NCCL keeps calling with a NULL context.
+  void* h = reinterpret_cast<void*>(0x1);
+  abi::EventDescr_v5 d{};
+  d.type = abi::kColl;
+  d.coll.base.func = "AllReduce";
+  EXPECT_EQ(p->startEvent(nullptr, &h, &d), abi::kSuccess);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_EQ(p->stopEvent(nullptr), abi::kSuccess);
+  EXPECT_EQ(p->recordEventState(nullptr, abi::kProxyStepSendWait, nullptr), abi::kSuccess);
+  EXPECT_EQ(p->finalize(nullptr), abi::kSuccess);
+
+  auto comm = nccl_->InitComm(0x4444ull, "tp", 2, 1);
+  // PXN: a proxy op created for another process's collective; its parent is not ours.
+  abi::EventDescr_v5 o{};
+  o.type = abi::kProxyOp;
+  o.parentObj = reinterpret_cast<void*>(0xdeadbeef);
+  o.proxyOp.pid = getpid() + 1;
+  o.proxyOp.peer = 1;
+  o.proxyOp.isSend = 1;
+  void* op = nullptr;
+  p->startEvent(comm[0].ctx, &op, &o);
+  abi::EventDescr_v5 s{};
+  s.type = abi::kProxyStep;
+  s.parentObj = op;
+  void* step = nullptr;
+  p->startEvent(comm[0].ctx, &step, &s);
+  abi::EventStateArgs a{};
+  a.proxyStep.transSize = 4096;
+  p->recordEventState(step, abi::kProxyStepSendWait, &a);
+  p->stopEvent(step);
+  p->stopEvent(op);
+  // A kernel channel arriving after its collective ended (parent recycled).
+  nccl_->Collective(comm[0], 0, test::FakeNccl::Plan{});
+  nccl_->Drain();
+  abi::EventDescr_v5 k{};
+  k.type = abi::kKernelCh;
+  k.parentObj = op;  // long stopped and recycled
+  void* ch = nullptr;
+  p->startEvent(comm[0].ctx, &ch, &k);
+  p->stopEvent(ch);
+  // An unknown event type and a bad peer are ignored.
+  abi::EventDescr_v5 u{};
+  u.type = abi::kNetPlugin;
+  void* un = nullptr;
+  p->startEvent(comm[0].ctx, &un, &u);
+  EXPECT_EQ(un, nullptr);
+  nccl_->Finalize(comm[0]);
+  // Events after finalize are ignored.
+  void* late = nullptr;
+  p->startEvent(comm[0].ctx, &late, &d);
+  EXPECT_EQ(late, nullptr);
+  nccl_->Finalize(comm[1]);
+  auto recs = Records(0x4444ull);
+  ASSERT_EQ(recs.size(), 2u);
+  json send = Net(recs[0], 1, "send");
+  EXPECT_EQ(send["posted"], 1);
+  EXPECT_EQ(send["completed"], 1);
+  EXPECT_EQ(send["bytes"], 4096);
+  EXPECT_EQ(recs[0]["coll"]["AllReduce"]["launched"], 1);
+}
+
+TEST_F(Probe, V4EntryPointsFeedTheSameCounters) {
+  const auto* p = nccl_->v4();
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(p->init(&ctx, &mask, "v4comm", 0x5555ull, 1, 2, 0, nullptr), abi::kSuccess);
+  EXPECT_TRUE(mask & abi::kProxyStep);
+  abi::EventDescr_v4 d{};
+  d.type = static_cast<uint8_t>(abi::kColl);
+  d.coll.seqNumber = 41;
+  d.coll.func = "AllGather";
+  d.coll.nChannels = 0;
+  void* h = nullptr;
+  p->startEvent(ctx, &h, &d);
+  p->stopEvent(h);
+  p->finalize(ctx);
+  auto recs = Records(0x5555ull);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0]["coll"]["AllGather"]["launched"], 42);
+  EXPECT_EQ(recs[0]["coll"]["AllGather"]["completed"], 42);
+}
+
+}  // namespace
+}  // namespace aegis
