@@ -20,7 +20,7 @@ constexpr int kRecentColls = 32;      // K: completed collectives kept for durat
 const char* FuncName(int index);
 int FuncIndex(const char* name);  // by NCCL's function name; unknown names share "Other"
 
-struct PeerNet {
+struct alignas(64) PeerNet {  // one peer's counters never share a cache line with another's
   std::atomic<uint64_t> posted{0}, completed{0}, bytes{0};
   std::atomic<uint64_t> last_post_ns{0}, last_done_ns{0};
   // The last L completed requests: bytes and post-to-completion time.

@@ -12,10 +12,12 @@ int ThreadShard(int shards) {
 
 EventPool::EventPool(uint32_t capacity)
     : capacity_(capacity), events_(new Event[capacity]), next_(new std::atomic<uint32_t>[capacity]) {
-  // Deal the events out over the shards: shard k holds k, k + kShards, ...
+  // Each shard starts with one contiguous block of the events.
   for (int k = 0; k < kShards; ++k) {
     uint32_t prev = 0;  // index + 1 of the element above, 0 for the bottom
-    for (uint32_t i = static_cast<uint32_t>(k); i < capacity; i += kShards) {
+    const uint32_t begin = capacity / kShards * static_cast<uint32_t>(k);
+    const uint32_t end = k + 1 == kShards ? capacity : capacity / kShards * static_cast<uint32_t>(k + 1);
+    for (uint32_t i = begin; i < end; ++i) {
       next_[i].store(prev, std::memory_order_relaxed);
       prev = i + 1;
     }

@@ -12,7 +12,7 @@ namespace aegis::probe {
 
 class CommState;
 
-struct Event {
+struct alignas(64) Event {  // own cache lines: two threads never share one
   uint32_t generation = 0;  // bumped on every reuse, so that a stale parent is detected
   uint8_t type = 0;         // abi::EventType bit of this event (0: free)
   CommState* comm = nullptr;

@@ -141,6 +141,7 @@ Writer::Writer() : impl_(new Impl) {
   impl_->dir = dir && *dir ? dir : "/tmp/aegis-ccl";
   impl_->path = impl_->dir + "/" + host_ + "-" + std::to_string(::getpid()) + ".jsonl";
   impl_->max_bytes = static_cast<size_t>(EnvLong("AEGIS_CCL_MAX_MB", 64)) << 20;
+  if (long kb = EnvLong("AEGIS_CCL_MAX_KB", 0)) impl_->max_bytes = static_cast<size_t>(kb) << 10;
   impl_->interval_ms = EnvLong("AEGIS_CCL_INTERVAL_MS", 1000);
   const char* sock = std::getenv("AEGIS_CCL_SOCKET");
   impl_->socket_path = sock ? sock : "/run/aegis/ccl.sock";

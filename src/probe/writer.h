@@ -2,7 +2,8 @@
 // communicator's counters as JSON Lines (spec ccl-snapshot.md) every AEGIS_CCL_INTERVAL_MS
 // (default 1000), on the opt-in signal AEGIS_CCL_SIGNAL (e.g. USR1; a previous handler is
 // chained) and at finalize, to AEGIS_CCL_DIR/<host>-<pid>.jsonl (default dir
-// /tmp/aegis-ccl; rotated to .1 past AEGIS_CCL_MAX_MB, default 64) and, one datagram
+// /tmp/aegis-ccl; rotated to .1 past AEGIS_CCL_MAX_MB, default 64, or AEGIS_CCL_MAX_KB)
+// and, one datagram
 // per record, to the Unix socket AEGIS_CCL_SOCKET (default /run/aegis/ccl.sock) that the
 // node agent reads. NCCL's threads never wait on it; a missing directory, a full disk
 // or no listener degrade to one warning through NCCL's logger.
