@@ -2,10 +2,12 @@
 #include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <set>
 #include <thread>
 
 #include "bundle/bundle_reader.h"
+#include "ccl/reader.h"
 #include "common/text.h"
 #include "common/time.h"
 #include "diagnose/incident.h"
@@ -116,6 +118,22 @@ std::vector<ProbeResult> ReadProbes(const std::string& path, Incident& inc) {
   return out;
 }
 
+// Runs work(i) for i in [0, n) on `threads` threads; make() builds each thread's worker
+// (which owns that thread's scanner or parser).
+template <typename MakeWorker>
+void RunParallel(size_t n, int threads, MakeWorker make) {
+  std::atomic<size_t> next{0};
+  auto body = [&] {
+    auto work = make();
+    for (size_t i = next++; i < n; i = next++) work(i);
+  };
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(n)));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(body);
+  body();
+  for (auto& t : pool) t.join();
+}
+
 }  // namespace
 
 Incident CollectIncident(const std::string& dir, const Matcher& matcher, const CollectOptions& options) {
@@ -184,15 +202,12 @@ Incident CollectIncident(const std::string& dir, const Matcher& matcher, const C
   double ref = !std::isnan(inc.job.started_at) ? inc.job.started_at : static_cast<double>(time(nullptr));
   so.year = YearOf(ref);
   std::vector<ScanOutput> outputs(jobs.size());
-  std::atomic<size_t> next{0};
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
-  auto worker = [&] {
-    Scanner scanner(matcher, so);
-    for (size_t i = next++; i < jobs.size(); i = next++) {
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  RunParallel(jobs.size(), threads, [&] {
+    return [&, scanner = std::make_shared<Scanner>(matcher, so)](size_t i) {
       ScanOutput& out = outputs[i];
       size_t per_class[6] = {0, 0, 0, 0, 0, 0};
-      out.stats = scanner.ScanFile(jobs[i].path, [&](LogEvent&& ev) {
+      out.stats = scanner->ScanFile(jobs[i].path, [&](LogEvent&& ev) {
         if (ev.line_class == LineClass::kNone) return;
         size_t& n = per_class[static_cast<int>(ev.line_class)];
         if (n >= kMaxEventsPerClassPerFile) {
@@ -202,12 +217,39 @@ Incident CollectIncident(const std::string& dir, const Matcher& matcher, const C
         ++n;
         out.events.push_back(std::move(ev));
       });
+    };
+  });
+
+  // CCL snapshots: the newest record of each (communicator, rank) over all files.
+  std::vector<std::pair<std::string, std::string>> ccl_files;  // (host, relative path)
+  for (const auto& host : folders) {
+    fs::path dir = root / "nodes" / host / "ccl";
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& f : fs::directory_iterator(dir, ec))
+      if (f.is_regular_file() && (f.path().extension() == ".jsonl" || f.path().string().find(".jsonl.") != std::string::npos))
+        ccl_files.emplace_back(host, "nodes/" + host + "/ccl/" + f.path().filename().string());
+  }
+  std::sort(ccl_files.begin(), ccl_files.end());
+  using Newest = std::map<std::pair<std::string, int>, CclRecord>;
+  std::vector<Newest> ccl_parts(ccl_files.size());
+  std::vector<CclFileStats> ccl_stats(ccl_files.size());
+  RunParallel(ccl_files.size(), threads, [&] {
+    return [&](size_t i) {
+      ccl_stats[i] = ReadCclFile((root / ccl_files[i].second).string(), ccl_files[i].second, ccl_files[i].first,
+                                 &ccl_parts[i]);
+    };
+  });
+  Newest newest;
+  for (size_t i = 0; i < ccl_files.size(); ++i) {
+    if (!ccl_stats[i].error.empty()) inc.unreadable.push_back({ccl_files[i].second, ccl_stats[i].error});
+    if (ccl_stats[i].bad_lines)
+      inc.unreadable.push_back({ccl_files[i].second, std::to_string(ccl_stats[i].bad_lines) + " lines not usable"});
+    for (auto& [key, rec] : ccl_parts[i]) {
+      auto it = newest.find(key);
+      if (it == newest.end() || it->second.ts <= rec.ts) newest[key] = std::move(rec);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  }
+  for (auto& [key, rec] : newest) inc.ccl.push_back(std::move(rec));
 
   // Restore a stable order (by file name) and locate every event.
   std::vector<size_t> order(jobs.size());

@@ -45,13 +45,18 @@ Verdict DecideVerdict(const Incident& inc, const Catalog& catalog) {
   //  1. Critical errors prove a node bad on their own: cheapest and most often right.
   //  2. If the first fatal lines are a configuration error or the job's own exception,
   //     everything distributed after them is their echo.
-  //  3. Distributed errors: a pair, or RootDiag's common endpoint; a configuration or
+  //  3. CCL counters, where the probe ran: they name the stalled GPU or the endpoint of
+  //     the stuck requests exactly, so they come before the guesswork of log clustering
+  //     (but after the user gate: a crashed process also stops launching). Not for a
+  //     slow job: its counters move, and snapshot skew is not a lag.
+  //  4. Distributed errors: a pair, or RootDiag's common endpoint; a configuration or
   //     network finding on that endpoint turns isolation into repair.
-  //  4. No pattern: ConfigCheck, then NetDiag, over the whole job.
-  //  5. Offline diagnosis of every host.
+  //  5. No pattern: ConfigCheck, then NetDiag, over the whole job.
+  //  6. Offline diagnosis of every host.
   const auto net = RunNetDiag(inc);
   if (CriticalStage(inc, net, &v)) return v;
   if (EarlyFatalStage(inc, &v)) return v;
+  if (inc.job.state != "slow" && CclHangStage(inc, net, &v)) return v;
   const auto config = RunConfigCheck(inc, catalog);
   if (DistStage(inc, config, net, &v)) return v;
   if (ConfigCheckStage(inc, config, &v)) return v;

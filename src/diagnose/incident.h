@@ -8,6 +8,7 @@
 
 #include "bundle/address_book.h"
 #include "bundle/model.h"
+#include "ccl/record.h"
 #include "diagnose/verdict.h"
 #include "logs/event.h"
 #include "match/matcher.h"
@@ -44,6 +45,7 @@ struct Incident {
   std::map<std::string, Facts> facts;  // by host
   std::vector<LocatedEvent> events;    // all files, each file's events in line order
   std::vector<ProbeResult> probes;
+  std::vector<CclRecord> ccl;  // newest snapshot of each (communicator, rank)
   std::vector<std::string> missing;
   std::vector<UnreadableFile> unreadable;
   uint64_t bytes_scanned = 0;

@@ -45,6 +45,11 @@ std::vector<NetFinding> RunNetDiag(const Incident& inc);
 //    link while NetDiag saw its switch port go down) is a repair of the port.
 bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
 
+// 2b. Process-aware diagnosis from CCL counters (hangs and failures): a compute fault
+//    (the rank behind in launches with nothing in flight) or a communication fault (the
+//    endpoint common to posted-but-uncompleted requests).
+bool CclHangStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
+
 // 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
 //    and NetDiag findings on the located hosts turn the isolation into a repair.
 bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, const std::vector<NetFinding>& net,

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "diagnose/engine.h"
 #include "probe/fake_nccl.h"
 #include "test_util.h"
 
@@ -265,6 +266,43 @@ TEST_F(Probe, V4EntryPointsFeedTheSameCounters) {
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_EQ(recs[0]["coll"]["AllGather"]["launched"], 42);
   EXPECT_EQ(recs[0]["coll"]["AllGather"]["completed"], 42);
+}
+
+}  // namespace
+}  // namespace aegis
+
+namespace aegis {
+namespace {
+
+// What the probe writes, `aegis diagnose` reads: a compute hang recorded by the plugin,
+// dropped into a bundle, names the stalled rank.
+TEST_F(Probe, DiagnoseReadsTheSnapshots) {
+  const int n = 8, stuck = 5;
+  auto comm = nccl_->InitComm(0x6666ull, "tp", n, 1);
+  for (int it = 0; it <= 3; ++it)
+    for (const auto& r : comm) {
+      if (r.rank == stuck && it == 3) continue;
+      auto plan = Ring(r.rank, n);
+      plan.kernel_finishes = it < 3;
+      nccl_->Collective(r, static_cast<uint64_t>(it), plan);
+    }
+  nccl_->Drain();
+  for (const auto& r : comm) nccl_->Finalize(r);
+  test::TempDir bundle;
+  test::WriteFile(bundle.Sub("topology.json"), R"({"nodes": [{"host": "node-0001"}]})");
+  test::WriteFile(bundle.Sub("job.json"), R"({"id": "j", "state": "hung", "hosts": ["node-0001"]})");
+  std::string lines;
+  for (const auto& [rank, rec] : Records(0x6666ull)) lines += rec.dump() + "\n";
+  test::WriteFile(bundle.Sub("nodes/node-0001/ccl/probe.jsonl"), lines + "{not json\n");
+  Verdict v = Diagnose(bundle.path(), test::ShippedMatcher(), {});
+  EXPECT_EQ(v.stage, "ccl_compute");
+  EXPECT_EQ(v.action, "isolate");
+  ASSERT_EQ(v.isolate.size(), 1u);
+  EXPECT_EQ(v.isolate[0].host, "node-0001");
+  bool names_rank = false;
+  for (const auto& e : v.evidence) names_rank |= e.text.find("rank 5:") != std::string::npos;
+  EXPECT_TRUE(names_rank);
+  ASSERT_FALSE(v.unreadable.empty());  // the bad line is reported
 }
 
 }  // namespace

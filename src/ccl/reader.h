@@ -1,0 +1,23 @@
+// Reads CCL snapshot files (JSON Lines, spec ccl-snapshot.md). Keeps only the newest
+// record (largest ts) of each (comm, rank), parsing the other lines no further than
+// those three fields (simdjson on demand), so hours of periodic snapshots cost little.
+// Bad lines are counted, never fatal. Thread-compatible: one reader per thread.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+
+#include "ccl/record.h"
+
+namespace aegis {
+
+struct CclFileStats {
+  uint64_t lines = 0, bad_lines = 0;
+  std::string error;  // could not read the file
+};
+
+// Adds the file's records to `newest` ((comm, rank) -> record) where they are newer.
+CclFileStats ReadCclFile(const std::string& path, const std::string& rel, const std::string& host,
+                         std::map<std::pair<std::string, int>, CclRecord>* newest);
+
+}  // namespace aegis
