@@ -16,7 +16,7 @@ const std::vector<std::string>& ScenarioNames() {
   static const std::vector<std::string> names = {
       "xid79",        "dbe",          "nvlink",     "pcie_fatal",       "nic_down",    "user_exception",
       "oom",          "app_xid",      "pair",       "rootdiag",         "rootdiag_missing", "config_mismatch",
-      "switch_flap",  "large_packet_loss", "no_signal"};
+      "switch_flap",  "large_packet_loss", "no_signal", "compute_hang", "comm_hang"};
   return names;
 }
 
@@ -33,6 +33,9 @@ struct Bundle {
   std::set<int> keep;  // hosts whose files the scenario needs (never dropped at random)
   json expected;
   std::string state = "failed";
+  // CCL snapshots: empty unless the scenario ran the probe. Per (host, gpu) the lines of
+  // its file.
+  std::map<std::pair<int, int>, std::string> ccl;
   int pid_base = 41000;
 
   int Rand(int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); }
@@ -379,6 +382,107 @@ void LargePacketLoss(Bundle& b) {
       {{{"host", b.N(l).host}, {"component", "link"}, {"device", b.N(l).nic_port[static_cast<size_t>(rail)]}}});
 }
 
+// ---------------------------------------------------------------------------------------
+// CCL probe snapshots. Every GPU is one process with three communicators: TP (the 8 GPUs
+// of its host), DP (the GPUs of its index across all hosts, a ring over the rail) and PP
+// (its index on a group of 4 hosts). `launched`/`completed` give each comm's AllReduce
+// counters at the hang; older periodic snapshots precede the final one.
+struct CclCounts {
+  uint64_t launched = 0, completed = 0;
+};
+
+std::string CclRecordLine(const Bundle& b, int node, int gpu, double ts, const char* name, uint64_t hash, int nranks,
+                          int nnodes, int rank, CclCounts c, const std::string& net) {
+  std::string recent;
+  for (uint64_t k = c.completed > 16 ? c.completed - 16 : 0; k < c.completed; ++k)
+    recent += fmt::format("{}{{\"func\": \"AllReduce\", \"seq\": {}, \"bytes\": 67108864, \"start_ts\": {:.3f}, \"td_us\": {:.1f}}}",
+                          recent.empty() ? "" : ", ", k, ts - static_cast<double>(c.completed - k) * 0.9, 5100.0 + static_cast<double>(k % 7));
+  return fmt::format("{{\"v\": 1, \"ts\": {:.3f}, \"host\": \"{}\", \"pid\": {}, \"gpu\": {}, \"comm\": \"{:016x}\", "
+                     "\"comm_name\": \"{}\", \"nranks\": {}, \"nnodes\": {}, \"rank\": {}, \"coll\": {{\"AllReduce\": "
+                     "{{\"launched\": {}, \"completed\": {}}}}}, \"net\": [{}], \"recent\": [{}]}}",
+                     ts, b.N(node).host, 41000 + gpu, gpu, hash, name, nranks, nnodes, rank, c.launched, c.completed, net, recent);
+}
+
+std::string NetEntry(int peer, bool send, uint64_t posted, uint64_t completed, double gbps) {
+  return fmt::format("{{\"peer\": {}, \"dir\": \"{}\", \"posted\": {}, \"completed\": {}, \"bytes\": {}, \"recent_gbps\": {:.1f}}}",
+                     peer, send ? "send" : "recv", posted, completed, completed * 524288, gbps);
+}
+
+// hang(node, gpu, comm) -> counts at the hang; stuck(node, gpu, peer_node, send) -> true
+// when that DP/PP ring transfer is posted and never completes.
+void WriteCclSnapshots(Bundle& b, uint64_t iters, const std::function<CclCounts(int, int, char)>& hang,
+                       const std::function<bool(int, int, int, bool)>& stuck) {
+  const int H = b.Hosts(), G = b.c.gpus;
+  const double t_end = b.c.fail + 30;
+  for (int h = 0; h < H; ++h)
+    for (int g = 0; g < G; ++g) {
+      std::string& out = b.ccl[{h, g}];
+      for (int snap = 0; snap < 3; ++snap) {
+        const bool last = snap == 2;
+        const double ts = t_end - (2 - snap) * 1.0 + g * 0.001;
+        auto counts = [&](char comm) {
+          if (last) return hang(h, g, comm);
+          const uint64_t done = iters - static_cast<uint64_t>(2 - snap) * 2;
+          return CclCounts{done, done};
+        };
+        // TP: intra-node, no network entries.
+        out += CclRecordLine(b, h, g, ts, "tp", 0x7000000000000000ull + static_cast<uint64_t>(h), G, 1, g, counts('t'), "") + "\n";
+        // DP ring over the hosts on rail g.
+        auto ring = [&](int rank, int n, auto node_of, char comm) {
+          const CclCounts c = counts(comm);
+          const int next = (rank + 1) % n, prev = (rank + n - 1) % n;
+          const uint64_t steps = c.completed * 4;
+          const bool s_stuck = last && stuck(h, g, node_of(next), true), r_stuck = last && stuck(h, g, node_of(prev), false);
+          return NetEntry(next, true, steps + (s_stuck ? 2 : 0), steps + (s_stuck ? 1 : 0), 24.0 + (h % 5) * 0.3) + ", " +
+                 NetEntry(prev, false, steps + (r_stuck ? 2 : 0), steps + (r_stuck ? 1 : 0), 24.1 + (h % 3) * 0.2);
+        };
+        out += CclRecordLine(b, h, g, ts, "dp", 0xd000000000000000ull + static_cast<uint64_t>(g), H, H, h, counts('d'),
+                             ring(h, H, [](int r) { return r; }, 'd')) + "\n";
+        const int group = h / 4, base = group * 4, pp_n = std::min(4, H - base);
+        if (pp_n >= 2)
+          out += CclRecordLine(b, h, g, ts, "pp", 0xe000000000000000ull + static_cast<uint64_t>(group * 16 + g), pp_n, pp_n,
+                               h - base, counts('p'), ring(h - base, pp_n, [base](int r) { return base + r; }, 'p')) + "\n";
+      }
+    }
+}
+
+// A GPU stalls in compute: it never launches the next TP collective; its TP peers wait
+// inside that one, the DP peers of its host wait inside theirs.
+void ComputeHang(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), gs = b.Rand(b.c.gpus);
+  const uint64_t n = 200 + static_cast<uint64_t>(b.Rand(1000));
+  b.state = "hung";
+  WriteCclSnapshots(
+      b, n,
+      [&](int h, int g, char comm) {
+        if (h == hs && g == gs) return CclCounts{n, n};             // stalled: nothing in flight
+        if (comm == 't') return h == hs ? CclCounts{n + 1, n} : CclCounts{n + 1, n + 1};
+        if (h == hs) return CclCounts{n, n};                        // in TP, behind in DP/PP
+        return CclCounts{n + 1, n};                                 // waiting in DP/PP
+      },
+      [&](int h, int, int peer_node, bool) { return h != hs && peer_node == hs; });
+  WatchdogTimeouts(b, b.c.fail);
+  Expect(b, "isolate", "hardware", "ccl_compute");
+  b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "gpu", fmt::format("gpu{}", gs))});
+}
+
+// One NIC drops traffic silently: on its rail, requests to and from it never complete.
+void CommHang(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), rail = b.Rand(b.c.gpus);
+  const uint64_t n = 200 + static_cast<uint64_t>(b.Rand(1000));
+  b.state = "hung";
+  WriteCclSnapshots(
+      b, n,
+      [&](int, int g, char comm) {
+        if (comm == 't') return g == rail ? CclCounts{n + 1, n + 1} : CclCounts{n + 2, n + 1};
+        return g == rail && comm == 'd' ? CclCounts{n + 1, n} : CclCounts{n + 1, n + 1};
+      },
+      [&](int h, int g, int peer_node, bool) { return g == rail && (h == hs || peer_node == hs) && h != peer_node; });
+  WatchdogTimeouts(b, b.c.fail);
+  Expect(b, "isolate", "hardware", "ccl_comm");
+  b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "nic", fmt::format("mlx5_{}", rail))});
+}
+
 void NoSignal(Bundle& b) {
   b.state = "hung";
   WatchdogTimeouts(b, b.c.fail);
@@ -411,6 +515,8 @@ size_t GenerateBundle(const GenOptions& o, const std::string& dir) {
   else if (s == "switch_flap") SwitchFlap(b);
   else if (s == "large_packet_loss") LargePacketLoss(b);
   else if (s == "no_signal") NoSignal(b);
+  else if (s == "compute_hang") ComputeHang(b);
+  else if (s == "comm_hang") CommHang(b);
   else throw std::invalid_argument("unknown scenario " + s);
 
   // Hosts the scenario did not touch: lose a few files as real collection does.
@@ -462,6 +568,13 @@ size_t GenerateBundle(const GenOptions& o, const std::string& dir) {
     if (!dropped.count({i, 0})) bytes += b.kernel[static_cast<size_t>(i)].Write((nd / "kernel.log").string());
     if (!dropped.count({i, 1})) bytes += b.train[static_cast<size_t>(i)].Write((nd / "train.log").string());
     if (!dropped.count({i, 2})) WriteJson(nd / "facts.json", b.facts[static_cast<size_t>(i)]);
+    for (int g = 0; g < o.gpus; ++g) {
+      auto it = b.ccl.find({i, g});
+      if (it == b.ccl.end()) continue;
+      fs::create_directories(nd / "ccl");
+      std::ofstream(nd / "ccl" / fmt::format("{}-{}.jsonl", b.N(i).host, 41000 + g)) << it->second;
+      bytes += it->second.size();
+    }
   }
   if (!b.switches.empty()) {
     fs::create_directories(fs::path(dir) / "switches");
