@@ -57,6 +57,7 @@ Verdict DecideVerdict(const Incident& inc, const Catalog& catalog) {
   if (CriticalStage(inc, net, &v)) return v;
   if (EarlyFatalStage(inc, &v)) return v;
   if (inc.job.state != "slow" && CclHangStage(inc, net, &v)) return v;
+  if (inc.job.state == "slow" && CclDegradationStage(inc, &v)) return v;
   const auto config = RunConfigCheck(inc, catalog);
   if (DistStage(inc, config, net, &v)) return v;
   if (ConfigCheckStage(inc, config, &v)) return v;

@@ -50,6 +50,10 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
 //    endpoint common to posted-but-uncompleted requests).
 bool CclHangStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
 
+// Degradation from CCL counters (slow jobs): the TD rule (a compute straggler arrives
+// late, so it waits least) and the throughput rule (flows below mean / beta).
+bool CclDegradationStage(const Incident& inc, Verdict* v);
+
 // 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
 //    and NetDiag findings on the located hosts turn the isolation into a repair.
 bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, const std::vector<NetFinding>& net,

@@ -16,7 +16,8 @@ const std::vector<std::string>& ScenarioNames() {
   static const std::vector<std::string> names = {
       "xid79",        "dbe",          "nvlink",     "pcie_fatal",       "nic_down",    "user_exception",
       "oom",          "app_xid",      "pair",       "rootdiag",         "rootdiag_missing", "config_mismatch",
-      "switch_flap",  "large_packet_loss", "no_signal", "compute_hang", "comm_hang"};
+      "switch_flap",  "large_packet_loss", "no_signal", "compute_hang", "comm_hang", "compute_straggler",
+      "degraded_nic"};
   return names;
 }
 
@@ -392,11 +393,13 @@ struct CclCounts {
 };
 
 std::string CclRecordLine(const Bundle& b, int node, int gpu, double ts, const char* name, uint64_t hash, int nranks,
-                          int nnodes, int rank, CclCounts c, const std::string& net) {
+                          int nnodes, int rank, CclCounts c, const std::string& net,
+                          const std::function<double(uint64_t)>& td = nullptr) {
   std::string recent;
   for (uint64_t k = c.completed > 16 ? c.completed - 16 : 0; k < c.completed; ++k)
     recent += fmt::format("{}{{\"func\": \"AllReduce\", \"seq\": {}, \"bytes\": 67108864, \"start_ts\": {:.3f}, \"td_us\": {:.1f}}}",
-                          recent.empty() ? "" : ", ", k, ts - static_cast<double>(c.completed - k) * 0.9, 5100.0 + static_cast<double>(k % 7));
+                          recent.empty() ? "" : ", ", k, ts - static_cast<double>(c.completed - k) * 0.9,
+                          td ? td(k) : 5100.0 + static_cast<double>(k % 7));
   return fmt::format("{{\"v\": 1, \"ts\": {:.3f}, \"host\": \"{}\", \"pid\": {}, \"gpu\": {}, \"comm\": \"{:016x}\", "
                      "\"comm_name\": \"{}\", \"nranks\": {}, \"nnodes\": {}, \"rank\": {}, \"coll\": {{\"AllReduce\": "
                      "{{\"launched\": {}, \"completed\": {}}}}}, \"net\": [{}], \"recent\": [{}]}}",
@@ -483,6 +486,66 @@ void CommHang(Bundle& b) {
   b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "nic", fmt::format("mlx5_{}", rail))});
 }
 
+// A slow job's snapshots: counters move, durations and throughputs tell. td(h, g, comm,
+// seq) is the duration factor of one collective on one GPU; gbps(h, g, comm, to_node) the
+// recent send throughput of a ring flow.
+void WriteSlowSnapshots(Bundle& b, const std::function<double(int, int, char, uint64_t)>& td,
+                        const std::function<double(int, int, char, int)>& gbps) {
+  const int H = b.Hosts(), G = b.c.gpus;
+  const uint64_t n = 500 + static_cast<uint64_t>(b.Rand(500));
+  for (int h = 0; h < H; ++h)
+    for (int g = 0; g < G; ++g) {
+      std::string& out = b.ccl[{h, g}];
+      const double ts = b.c.fail + g * 0.001;
+      const CclCounts c{n + static_cast<uint64_t>(h % 2), n};  // skew between snapshots is normal
+      auto tdf = [&](char comm) {
+        return [&, comm, h, g](uint64_t seq) {
+          const double noise = 1.0 + static_cast<double>((seq * 2654435761u + static_cast<uint64_t>(h * 31 + g)) % 100) / 1000.0;
+          return 5000.0 * td(h, g, comm, seq) * noise;
+        };
+      };
+      auto ring = [&](int rank, int nr, auto node_of, char comm) {
+        const int next = (rank + 1) % nr, prev = (rank + nr - 1) % nr;
+        return NetEntry(next, true, n * 4, n * 4, gbps(h, g, comm, node_of(next))) + ", " +
+               NetEntry(prev, false, n * 4, n * 4, gbps(node_of(prev), g, comm, h));
+      };
+      out += CclRecordLine(b, h, g, ts, "tp", 0x7000000000000000ull + static_cast<uint64_t>(h), G, 1, g, c, "", tdf('t')) + "\n";
+      out += CclRecordLine(b, h, g, ts, "dp", 0xd000000000000000ull + static_cast<uint64_t>(g), H, H, h, c,
+                           ring(h, H, [](int r) { return r; }, 'd'), tdf('d')) + "\n";
+    }
+}
+
+// One GPU computes 30% slower: in its host's TP collectives it arrives last and waits
+// least; its host then arrives late in every DP ring.
+void ComputeStraggler(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), gs = b.Rand(b.c.gpus);
+  b.state = "slow";
+  WriteSlowSnapshots(
+      b,
+      [&](int h, int g, char comm, uint64_t) {
+        if (h != hs) return comm == 'd' ? 1.1 : 1.0;  // DP peers wait a little for the late host
+        if (comm == 't') return g == gs ? 0.3 : 1.3;
+        return 0.4;  // the late host's ranks wait least in DP
+      },
+      [&](int, int, char, int) { return 24.0; });
+  Expect(b, "isolate", "hardware", "ccl_degradation");
+  b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "gpu", fmt::format("gpu{}", gs))});
+}
+
+// One NIC delivers a third of its bandwidth (a degraded link or optic).
+void DegradedNic(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), rail = b.Rand(b.c.gpus);
+  b.state = "slow";
+  WriteSlowSnapshots(
+      b, [&](int, int, char, uint64_t) { return 1.0; },
+      [&](int h, int g, char comm, int to) {
+        const bool through = comm == 'd' && g == rail && (h == hs || to == hs);
+        return (through ? 8.0 : 24.0) + static_cast<double>((h * 7 + g) % 10) / 10.0;
+      });
+  Expect(b, "isolate", "hardware", "ccl_degradation");
+  b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "nic", fmt::format("mlx5_{}", rail))});
+}
+
 void NoSignal(Bundle& b) {
   b.state = "hung";
   WatchdogTimeouts(b, b.c.fail);
@@ -517,6 +580,8 @@ size_t GenerateBundle(const GenOptions& o, const std::string& dir) {
   else if (s == "no_signal") NoSignal(b);
   else if (s == "compute_hang") ComputeHang(b);
   else if (s == "comm_hang") CommHang(b);
+  else if (s == "compute_straggler") ComputeStraggler(b);
+  else if (s == "degraded_nic") DegradedNic(b);
   else throw std::invalid_argument("unknown scenario " + s);
 
   // Hosts the scenario did not touch: lose a few files as real collection does.
