@@ -12,6 +12,7 @@
 #include "common/time.h"
 #include "diagnose/incident.h"
 #include "logs/scanner.h"
+#include "metrics/prom_reader.h"
 
 namespace aegis {
 
@@ -250,6 +251,31 @@ Incident CollectIncident(const std::string& dir, const Matcher& matcher, const C
     }
   }
   for (auto& [key, rec] : newest) inc.ccl.push_back(std::move(rec));
+
+  // Metrics: Prometheus query_range bodies, one metric per file.
+  std::vector<fs::path> metric_files;
+  if (fs::is_directory(root / "metrics", ec))
+    for (const auto& f : fs::directory_iterator(root / "metrics", ec))
+      if (f.is_regular_file() && f.path().extension() == ".json") metric_files.push_back(f.path());
+  std::sort(metric_files.begin(), metric_files.end());
+  std::vector<PromParseResult> parsed(metric_files.size());
+  RunParallel(metric_files.size(), threads, [&] {
+    return [&](size_t i) {
+      const std::string rel = "metrics/" + metric_files[i].filename().string();
+      try {
+        parsed[i] = ParseQueryRange(ReadSmallFile(metric_files[i].string(), 1u << 30), metric_files[i].stem().string(), rel);
+      } catch (const BundleError& e) {
+        parsed[i].error = e.what();
+      }
+    };
+  });
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    const std::string rel = "metrics/" + metric_files[i].filename().string();
+    if (!parsed[i].error.empty()) inc.unreadable.push_back({rel, parsed[i].error});
+    if (parsed[i].skipped)
+      inc.unreadable.push_back({rel, std::to_string(parsed[i].skipped) + " series without a host label or values"});
+    for (auto& s : parsed[i].series) inc.metrics.push_back(std::move(s));
+  }
 
   // Restore a stable order (by file name) and locate every event.
   std::vector<size_t> order(jobs.size());

@@ -31,7 +31,7 @@ void OfflineStage(const Incident& inc, Verdict* v) {
   v->summary = fmt::format("no runtime verdict; send the job's {} host(s) to offline diagnosis.", inc.job.hosts.size());
 }
 
-Verdict DecideVerdict(const Incident& inc, const Catalog& catalog) {
+Verdict DecideVerdict(const Incident& inc, const Catalog& catalog, const OutlierOptions& outliers) {
   Verdict v;
   v.job = inc.job.id;
   v.kind = inc.job.state == "hung" ? "hang" : inc.job.state == "slow" ? "degradation" : "failure";
@@ -57,11 +57,29 @@ Verdict DecideVerdict(const Incident& inc, const Catalog& catalog) {
   if (CriticalStage(inc, net, &v)) return v;
   if (EarlyFatalStage(inc, &v)) return v;
   if (inc.job.state != "slow" && CclHangStage(inc, net, &v)) return v;
-  if (inc.job.state == "slow" && CclDegradationStage(inc, &v)) return v;
+  if (inc.job.state == "slow") {
+    // Degradation: the CCL's process-aware rules, then correlation over metrics; nothing
+    // found is "no host stands out" (a slow job is never sent offline whole).
+    if (CclDegradationStage(inc, &v) || MetricStage(inc, catalog, outliers, &v)) return v;
+  }
   const auto config = RunConfigCheck(inc, catalog);
   if (DistStage(inc, config, net, &v)) return v;
   if (ConfigCheckStage(inc, config, &v)) return v;
   if (NetDiagStage(inc, net, &v)) return v;
+  if (inc.job.state != "slow" && MetricStage(inc, catalog, outliers, &v)) return v;
+  if (inc.job.state == "slow" && (!inc.metrics.empty() || !inc.ccl.empty())) {
+    v.action = "none";
+    v.cause = "unknown";
+    v.stage = inc.metrics.empty() ? "ccl_degradation" : "metric_outlier";
+    Evidence e;
+    e.file = inc.metrics.empty() ? "ccl" : "metrics";
+    e.rule = "no-outlier";
+    e.text = fmt::format("{} metric series and {} CCL records compared; none stays apart from the others",
+                         inc.metrics.size(), inc.ccl.size());
+    v.evidence.push_back(e);
+    v.summary = "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.";
+    return v;
+  }
   OfflineStage(inc, &v);
   return v;
 }
@@ -70,7 +88,7 @@ Verdict Diagnose(const std::string& bundle_dir, const Matcher& matcher, const Di
   CollectOptions co;
   co.threads = options.threads;
   Incident inc = CollectIncident(bundle_dir, matcher, co);
-  return DecideVerdict(inc, matcher.catalog());
+  return DecideVerdict(inc, matcher.catalog(), options.outliers);
 }
 
 }  // namespace aegis

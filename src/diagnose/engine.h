@@ -8,12 +8,14 @@
 #include "diagnose/incident.h"
 #include "diagnose/verdict.h"
 #include "match/matcher.h"
+#include "metrics/outliers.h"
 #include "rules/catalog.h"
 
 namespace aegis {
 
 struct DiagnoseOptions {
   int threads = 0;  // log-scanning threads; 0: one per core
+  OutlierOptions outliers;  // the metric outlier analyzer's window and thresholds
 };
 
 // Throws BundleError when the bundle cannot be used at all (no directory, topology.json
@@ -21,6 +23,6 @@ struct DiagnoseOptions {
 Verdict Diagnose(const std::string& bundle_dir, const Matcher& matcher, const DiagnoseOptions& options);
 
 // The decision over an already collected incident (Algorithm 1).
-Verdict DecideVerdict(const Incident& incident, const Catalog& catalog);
+Verdict DecideVerdict(const Incident& incident, const Catalog& catalog, const OutlierOptions& outliers = {});
 
 }  // namespace aegis

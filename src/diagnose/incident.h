@@ -11,6 +11,7 @@
 #include "ccl/record.h"
 #include "diagnose/verdict.h"
 #include "logs/event.h"
+#include "metrics/series.h"
 #include "match/matcher.h"
 
 namespace aegis {
@@ -46,6 +47,7 @@ struct Incident {
   std::vector<LocatedEvent> events;    // all files, each file's events in line order
   std::vector<ProbeResult> probes;
   std::vector<CclRecord> ccl;  // newest snapshot of each (communicator, rank)
+  std::vector<Series> metrics;  // metrics/*.json, or fetched from Prometheus
   std::vector<std::string> missing;
   std::vector<UnreadableFile> unreadable;
   uint64_t bytes_scanned = 0;

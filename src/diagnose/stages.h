@@ -9,6 +9,7 @@
 
 #include "diagnose/incident.h"
 #include "diagnose/verdict.h"
+#include "metrics/outliers.h"
 #include "rules/catalog.h"
 
 namespace aegis {
@@ -53,6 +54,9 @@ bool CclHangStage(const Incident& inc, const std::vector<NetFinding>& net, Verdi
 // Degradation from CCL counters (slow jobs): the TD rule (a compute straggler arrives
 // late, so it waits least) and the throughput rule (flows below mean / beta).
 bool CclDegradationStage(const Incident& inc, Verdict* v);
+
+// Correlation diagnosis of degradation over metrics (the outlier analyzer).
+bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptions& options, Verdict* v);
 
 // 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
 //    and NetDiag findings on the located hosts turn the isolation into a repair.

@@ -122,6 +122,23 @@ ConfigCheck ParseCheck(const YAML::Node& n, const std::string& source) {
   return c;
 }
 
+MetricSpec ParseMetric(const YAML::Node& n, const std::string& source) {
+  MetricSpec m;
+  m.name = Str(n, "name");
+  const std::string where = Where(source, n) + " (metric '" + m.name + "')";
+  if (m.name.empty()) throw CatalogError(where + ": metric without name");
+  const std::string kind = Str(n, "kind", "gauge"), bad = Str(n, "bad");
+  if (kind != "counter" && kind != "gauge") throw CatalogError(where + ": kind must be counter or gauge");
+  if (bad != "high" && bad != "low") throw CatalogError(where + ": bad must be high or low");
+  m.counter = kind == "counter";
+  m.high_is_bad = bad == "high";
+  m.component = Str(n, "component", "host");
+  if (!IsKnownComponent(m.component)) throw CatalogError(where + ": unknown component '" + m.component + "'");
+  m.min_delta = n["min_delta"] ? n["min_delta"].as<double>() : 0;
+  m.reason = Str(n, "reason");
+  return m;
+}
+
 template <typename T>
 void Upsert(std::vector<T>& list, T item) {
   auto it = std::find_if(list.begin(), list.end(), [&](const T& x) { return x.id == item.id; });
@@ -160,6 +177,13 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
         }
       if (root["checks"])
         for (const auto& n : root["checks"]) Upsert(cat.checks_, ParseCheck(n, name));
+      if (root["metrics"])
+        for (const auto& n : root["metrics"]) {
+          MetricSpec m = ParseMetric(n, name);
+          auto it = std::find_if(cat.metrics_.begin(), cat.metrics_.end(), [&](auto& x) { return x.name == m.name; });
+          if (it != cat.metrics_.end()) *it = m;
+          else cat.metrics_.push_back(m);
+        }
     } catch (const YAML::Exception& e) {
       throw CatalogError(name + ": " + e.what());
     }
@@ -192,6 +216,12 @@ Catalog Catalog::Load(const std::vector<std::string>& operator_dirs) {
     }
   }
   return FromSources(sources, builtin);
+}
+
+const MetricSpec* Catalog::FindMetric(std::string_view name) const {
+  for (const auto& m : metrics_)
+    if (m.name == name) return &m;
+  return nullptr;
 }
 
 const XidInfo* Catalog::FindXid(int xid) const {

@@ -55,6 +55,16 @@ struct ConfigCheck {
   std::string reason;
 };
 
+// One metric the outlier analyzer reads (rules/metrics.yaml).
+struct MetricSpec {
+  std::string name;
+  bool counter = false;    // cumulative: converted to a per-second rate, drops are resets
+  bool high_is_bad = true;
+  std::string component;
+  double min_delta = 0;    // smallest deviation from the center that can count
+  std::string reason;
+};
+
 class CatalogError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -71,6 +81,8 @@ class Catalog {
 
   const std::vector<Rule>& rules() const { return rules_; }
   const std::vector<ConfigCheck>& config_checks() const { return checks_; }
+  const std::vector<MetricSpec>& metrics() const { return metrics_; }
+  const MetricSpec* FindMetric(std::string_view name) const;
   // nullptr when the Xid is not in the catalogue.
   const XidInfo* FindXid(int xid) const;
 
@@ -78,6 +90,7 @@ class Catalog {
   std::vector<Rule> rules_;
   std::map<int, XidInfo> xids_;
   std::vector<ConfigCheck> checks_;
+  std::vector<MetricSpec> metrics_;
 };
 
 // Components a rule or a verdict may name (spec/verdict.md).

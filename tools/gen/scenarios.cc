@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -17,7 +18,7 @@ const std::vector<std::string>& ScenarioNames() {
       "xid79",        "dbe",          "nvlink",     "pcie_fatal",       "nic_down",    "user_exception",
       "oom",          "app_xid",      "pair",       "rootdiag",         "rootdiag_missing", "config_mismatch",
       "switch_flap",  "large_packet_loss", "no_signal", "compute_hang", "comm_hang", "compute_straggler",
-      "degraded_nic"};
+      "degraded_nic", "ecn_surge", "thermal_throttling", "global_slowdown", "transient_spike"};
   return names;
 }
 
@@ -37,6 +38,7 @@ struct Bundle {
   // CCL snapshots: empty unless the scenario ran the probe. Per (host, gpu) the lines of
   // its file.
   std::map<std::pair<int, int>, std::string> ccl;
+  std::map<std::string, std::string> metrics;  // metrics/NAME.json bodies
   int pid_base = 41000;
 
   int Rand(int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); }
@@ -546,6 +548,123 @@ void DegradedNic(Bundle& b) {
   b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "nic", fmt::format("mlx5_{}", rail))});
 }
 
+// ---------------------------------------------------------------------------------------
+// Metrics as Prometheus range queries: 20 minutes at 15 s, per GPU or per NIC.
+constexpr int kMetricPoints = 80;
+const double kUnchanged = std::nan("");  // an override that leaves the healthy value
+constexpr double kMetricStep = 15;
+
+// value(h, dev, i): the sample i (0 oldest) of host h, device dev; counters accumulate it
+// as a per-second rate.
+void WriteMetric(Bundle& b, const std::string& name, bool per_gpu, bool counter,
+                 const std::function<double(int, int, int)>& value) {
+  const double t_end = b.c.fail + 1200;
+  std::string out = "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\", \"result\": [";
+  bool first = true;
+  const int label_style = static_cast<int>(b.rng() % 3);
+  for (int h = 0; h < b.Hosts(); ++h)
+    for (int d = 0; d < b.c.gpus; ++d) {
+      std::string labels;
+      const std::string& host = b.N(h).host;
+      if (per_gpu)
+        labels = label_style == 0 ? fmt::format("\"Hostname\": \"{}\", \"gpu\": \"{}\", \"instance\": \"{}:9400\"", host, d, b.N(h).mgmt_ip)
+                                  : fmt::format("\"host\": \"{}\", \"gpu\": \"{}\"", host, d);
+      else
+        labels = label_style == 1 ? fmt::format("\"instance\": \"{}:9100\", \"device\": \"mlx5_{}\", \"port\": \"1\"", host, d)
+                                  : fmt::format("\"hostname\": \"{}\", \"device\": \"mlx5_{}\"", host, d);
+      out += fmt::format("{}{{\"metric\": {{\"__name__\": \"{}\", {}}}, \"values\": [", first ? "" : ", ", name, labels);
+      first = false;
+      double acc = 1000.0 * (h + 1);
+      for (int i = 0; i < kMetricPoints; ++i) {
+        const double t = t_end - (kMetricPoints - 1 - i) * kMetricStep;
+        double v = value(h, d, i);
+        if (counter) {
+          acc += v * kMetricStep;
+          v = acc;
+        }
+        out += fmt::format("{}[{:.3f}, \"{:.6g}\"]", i ? ", " : "", t, v);
+      }
+      out += "]}";
+    }
+  out += "]}}";
+  b.metrics[name] = std::move(out);
+}
+
+double Jitter(int h, int d, int i, double amp) {
+  return amp * static_cast<double>((h * 7919 + d * 104729 + i * 1299709) % 1000) / 1000.0;
+}
+
+// The healthy background every metric scenario shares.
+void HealthyMetrics(Bundle& b, const std::function<double(int, int, int, const char*)>& override_fn) {
+  auto with = [&](const char* name, auto base) {
+    return [&, name, base](int h, int d, int i) {
+      const double o = override_fn(h, d, i, name);
+      return std::isnan(o) ? base(h, d, i) : o;
+    };
+  };
+  WriteMetric(b, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", true, false,
+              with("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", [](int h, int d, int i) { return 0.58 + Jitter(h, d, i, 0.04); }));
+  WriteMetric(b, "DCGM_FI_DEV_GPU_TEMP", true, false,
+              with("DCGM_FI_DEV_GPU_TEMP", [](int h, int d, int i) { return 61 + Jitter(h, d, i, 6); }));
+  WriteMetric(b, "DCGM_FI_DEV_SM_CLOCK", true, false,
+              with("DCGM_FI_DEV_SM_CLOCK", [](int h, int d, int i) { return 1980 - Jitter(h, d, i, 30); }));
+  WriteMetric(b, "np_ecn_marked_roce_packets", false, true,
+              with("np_ecn_marked_roce_packets", [](int h, int d, int i) { return Jitter(h, d, i, 5); }));
+  WriteMetric(b, "rp_cnp_handled", false, true,
+              with("rp_cnp_handled", [](int h, int d, int i) { return Jitter(h, d, i, 5); }));
+}
+
+// The brief's case: one NIC's ECN marks jump from ~0 to 10-30K/s after its link started
+// dropping packets silently.
+void EcnSurge(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), nic = b.Rand(b.c.gpus);
+  b.state = "slow";
+  HealthyMetrics(b, [&](int h, int d, int i, const char* name) {
+    if (h == hs && d == nic && i >= 30 && std::string(name) != "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" &&
+        std::string(name).find("DCGM") == std::string::npos)
+      return 10000 + Jitter(h, d, i, 20000);
+    return kUnchanged;
+  });
+  Expect(b, "isolate", "hardware", "metric_outlier");
+  b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "nic", fmt::format("mlx5_{}", nic))});
+}
+
+void ThermalThrottling(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), g = b.Rand(b.c.gpus);
+  b.state = "slow";
+  HealthyMetrics(b, [&](int h, int d, int i, const char* name) {
+    if (h != hs || d != g || i < 20) return kUnchanged;
+    const std::string n(name);
+    if (n == "DCGM_FI_DEV_GPU_TEMP") return 88 + Jitter(h, d, i, 4);
+    if (n == "DCGM_FI_DEV_SM_CLOCK") return 1300 + Jitter(h, d, i, 100);
+    return kUnchanged;
+  });
+  Expect(b, "isolate", "hardware", "metric_outlier");
+  b.expected["isolate"] = json::array({Isolate(b.N(hs).host, "gpu", fmt::format("gpu{}", g))});
+}
+
+// Everyone slows down together (a data loader, a framework change): no host to blame.
+void GlobalSlowdown(Bundle& b) {
+  b.state = "slow";
+  HealthyMetrics(b, [&](int h, int d, int i, const char* name) {
+    if (i >= 30 && std::string(name) == "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE") return 0.40 + Jitter(h, d, i, 0.04);
+    return kUnchanged;
+  });
+  Expect(b, "none", "unknown", "metric_outlier");
+}
+
+// A one-minute burst of ECN marks on one NIC: a spike, not a fault.
+void TransientSpike(Bundle& b) {
+  const int hs = b.Rand(b.Hosts()), nic = b.Rand(b.c.gpus);
+  b.state = "slow";
+  HealthyMetrics(b, [&](int h, int d, int i, const char* name) {
+    if (h == hs && d == nic && i >= 60 && i < 64 && std::string(name) == "np_ecn_marked_roce_packets")
+      return 20000.0;
+    return kUnchanged;
+  });
+  Expect(b, "none", "unknown", "metric_outlier");
+}
+
 void NoSignal(Bundle& b) {
   b.state = "hung";
   WatchdogTimeouts(b, b.c.fail);
@@ -582,6 +701,10 @@ size_t GenerateBundle(const GenOptions& o, const std::string& dir) {
   else if (s == "comm_hang") CommHang(b);
   else if (s == "compute_straggler") ComputeStraggler(b);
   else if (s == "degraded_nic") DegradedNic(b);
+  else if (s == "ecn_surge") EcnSurge(b);
+  else if (s == "thermal_throttling") ThermalThrottling(b);
+  else if (s == "global_slowdown") GlobalSlowdown(b);
+  else if (s == "transient_spike") TransientSpike(b);
   else throw std::invalid_argument("unknown scenario " + s);
 
   // Hosts the scenario did not touch: lose a few files as real collection does.
@@ -646,6 +769,10 @@ size_t GenerateBundle(const GenOptions& o, const std::string& dir) {
     for (auto& [name, f] : b.switches) bytes += f.Write((fs::path(dir) / "switches" / (name + ".log")).string());
   }
   if (!b.probes.empty()) WriteJson(fs::path(dir) / "probes.json", b.probes);
+  if (!b.metrics.empty()) {
+    fs::create_directories(fs::path(dir) / "metrics");
+    for (const auto& [name, body] : b.metrics) std::ofstream(fs::path(dir) / "metrics" / (name + ".json")) << body;
+  }
   b.expected["scenario"] = s;
   b.expected["seed"] = o.seed;
   b.expected["hosts"] = o.hosts;

@@ -1,0 +1,20 @@
+// Parses the body of a Prometheus GET /api/v1/query_range answer (resultType "matrix").
+// Values are strings as Prometheus writes them ("NaN", "+Inf" accepted and skipped).
+// Series without a host label are dropped and counted; bad JSON is an error, never a crash.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "metrics/series.h"
+
+namespace aegis {
+
+struct PromParseResult {
+  std::vector<Series> series;
+  size_t skipped = 0;  // series without a host label or values
+  std::string error;   // the body could not be used at all
+};
+
+PromParseResult ParseQueryRange(const std::string& body, const std::string& fallback_metric, const std::string& file);
+
+}  // namespace aegis
