@@ -1,0 +1,39 @@
+#include "metrics/prom_reader.h"
+
+#include <gtest/gtest.h>
+
+namespace aegis {
+namespace {
+
+TEST(PromReader, LabelsInEveryExporterForm) {
+  auto r = ParseQueryRange(R"({"status": "success", "data": {"resultType": "matrix", "result": [
+    {"metric": {"__name__": "DCGM_FI_DEV_GPU_TEMP", "Hostname": "node-1", "gpu": "3"}, "values": [[1.5, "61"], [16.5, "NaN"], [31.5, "62.5"]]},
+    {"metric": {"__name__": "np_ecn_marked_roce_packets", "instance": "node-2:9100", "device": "mlx5_1"}, "values": [[1, "+Inf"], [2, "7"]]},
+    {"metric": {"node": "node-3"}, "values": [[1, "1"]]},
+    {"metric": {"__name__": "orphan"}, "values": [[1, "1"]]},
+    {"metric": {"host": "node-4"}, "values": []}]}})",
+                           "rate_query", "metrics/x.json");
+  ASSERT_TRUE(r.error.empty());
+  ASSERT_EQ(r.series.size(), 3u);
+  EXPECT_EQ(r.series[0].host, "node-1");
+  EXPECT_EQ(r.series[0].device, "3");
+  EXPECT_EQ(r.series[0].v, (std::vector<double>{61, 62.5}));  // NaN skipped
+  EXPECT_EQ(r.series[1].host, "node-2");                      // port stripped
+  EXPECT_EQ(r.series[1].device, "mlx5_1");
+  EXPECT_EQ(r.series[1].v.size(), 1u);
+  EXPECT_EQ(r.series[2].metric, "rate_query");  // unnamed series: the file's name
+  EXPECT_EQ(r.skipped, 2u);                     // no host label; no values
+}
+
+TEST(PromReader, BadBodiesAreErrorsNotCrashes) {
+  EXPECT_FALSE(ParseQueryRange("{\"data\": {\"result\": [", "m", "f").error.empty());
+  EXPECT_FALSE(ParseQueryRange("[]", "m", "f").error.empty());
+  EXPECT_FALSE(ParseQueryRange("", "m", "f").error.empty());
+  // Just data (no envelope) is accepted too.
+  auto r = ParseQueryRange(R"({"resultType": "matrix", "result": [{"metric": {"host": "a"}, "values": [[1, "2"]]}]})", "m", "f");
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_EQ(r.series.size(), 1u);
+}
+
+}  // namespace
+}  // namespace aegis
