@@ -24,6 +24,11 @@ int RunDiagnose(const DiagnoseArgs& args, const Matcher& matcher) {
   try {
     DiagnoseOptions o;
     o.threads = args.threads;
+    o.prometheus_url = args.prometheus;
+    o.prometheus_step = args.step_s;
+    o.outliers.window_s = args.window_s;
+    o.outliers.min_sustained_s = args.min_sustained_s;
+    o.outliers.robust = !args.classic_outliers;
     v = Diagnose(args.bundle, matcher, o);
   } catch (const BundleError& e) {
     std::fprintf(stderr, "aegis: cannot use bundle: %s\n", e.what());

@@ -11,6 +11,11 @@ struct DiagnoseArgs {
   std::string bundle;
   bool json = false;
   int threads = 0;
+  std::string prometheus;     // live metrics source
+  double window_s = 600;      // outlier window T
+  double min_sustained_s = 300;
+  double step_s = 15;
+  bool classic_outliers = false;
 };
 int RunDiagnose(const DiagnoseArgs& args, const Matcher& matcher);
 

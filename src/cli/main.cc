@@ -23,6 +23,12 @@ int main(int argc, char** argv) {
   diagnose->add_option("bundle", d.bundle, "bundle directory")->required();
   diagnose->add_flag("--json", d.json, "print the verdict as one JSON object");
   diagnose->add_option("--threads", d.threads, "scanning threads (default: one per core)");
+  diagnose->add_option("--prometheus", d.prometheus, "also read the catalogued metrics from this Prometheus (http://host:port)");
+  diagnose->add_option("--window", d.window_s, "metric outlier window T in seconds (default 600)")->check(CLI::PositiveNumber);
+  diagnose->add_option("--min-sustained", d.min_sustained_s, "shortest excursion that counts, seconds (default 300)")
+      ->check(CLI::NonNegativeNumber);
+  diagnose->add_option("--step", d.step_s, "Prometheus sample step in seconds (default 15)")->check(CLI::PositiveNumber);
+  diagnose->add_flag("--classic-outliers", d.classic_outliers, "mean / standard deviation instead of median / MAD");
 
   aegis::ClassifyArgs c;
   auto* classify = app.add_subcommand("classify", "classify log lines (spec/classify.md)");

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <ctime>
+
 #include "diagnose/stages.h"
+#include "metrics/prometheus_client.h"
 
 namespace aegis {
 
@@ -88,6 +92,17 @@ Verdict Diagnose(const std::string& bundle_dir, const Matcher& matcher, const Di
   CollectOptions co;
   co.threads = options.threads;
   Incident inc = CollectIncident(bundle_dir, matcher, co);
+  if (!options.prometheus_url.empty()) {
+    // The window ends when the job did (or now); twice its length is fetched so that a
+    // cluster-wide shift can be told from the baseline before it.
+    const double end = !std::isnan(inc.job.ended_at) ? inc.job.ended_at : static_cast<double>(std::time(nullptr));
+    const double start = end - 2 * options.outliers.window_s;
+    std::vector<std::string> names;
+    for (const auto& m : matcher.catalog().metrics()) names.push_back(m.name);
+    PrometheusFetch f = FetchFromPrometheus(options.prometheus_url, names, start, end, options.prometheus_step);
+    for (const auto& e : f.errors) inc.unreadable.push_back({"prometheus", e});
+    for (auto& s : f.series) inc.metrics.push_back(std::move(s));
+  }
   return DecideVerdict(inc, matcher.catalog(), options.outliers);
 }
 

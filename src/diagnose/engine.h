@@ -16,6 +16,8 @@ namespace aegis {
 struct DiagnoseOptions {
   int threads = 0;  // log-scanning threads; 0: one per core
   OutlierOptions outliers;  // the metric outlier analyzer's window and thresholds
+  std::string prometheus_url;  // also fetch the catalogued metrics from this Prometheus
+  double prometheus_step = 15;  // seconds between samples asked for
 };
 
 // Throws BundleError when the bundle cannot be used at all (no directory, topology.json
