@@ -1,10 +1,13 @@
-// Fuzzes the bundle's JSON readers (topology.json, job.json, facts.json) and the address
-// book built from what they return: only BundleError may escape, never a crash.
+// Fuzzes the bundle's JSON readers (topology.json, job.json, facts.json, CCL snapshots,
+// Prometheus query_range bodies) and the address book built from what they return: only
+// BundleError may escape, never a crash.
 #include <cstdint>
 #include <string>
 
 #include "bundle/address_book.h"
 #include "bundle/bundle_reader.h"
+#include "ccl/reader.h"
+#include "metrics/prom_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -26,5 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     book.GpuByPci(topo.nodes.empty() ? -1 : 0, v);
   }
   for (int r = 0; r < 4; ++r) book.ResolveRank(r);
+  std::map<std::pair<std::string, int>, aegis::CclRecord> newest;
+  aegis::ReadCclText(text, "f", "h", &newest);
+  aegis::ParseQueryRange(text, "m", "f");
   return 0;
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "ccl/record.h"
@@ -18,6 +19,9 @@ struct CclFileStats {
 
 // Adds the file's records to `newest` ((comm, rank) -> record) where they are newer.
 CclFileStats ReadCclFile(const std::string& path, const std::string& rel, const std::string& host,
+                         std::map<std::pair<std::string, int>, CclRecord>* newest);
+// The same over JSON Lines held in memory (tests, fuzzing).
+CclFileStats ReadCclText(std::string_view text, const std::string& rel, const std::string& host,
                          std::map<std::pair<std::string, int>, CclRecord>* newest);
 
 }  // namespace aegis
