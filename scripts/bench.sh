@@ -100,3 +100,6 @@ print(f"{len(files)} snapshot files, {lines} records, {size/1e6:.0f} MB")
 print(f"aegis diagnose (parse + verdict, whole process), median of {runs}: {res['median_s']:.2f} s; peak {res['peak_rss_mb']:.0f} MB")
 print(f"verdict matches the generated fault: {res['verdict_correct']}")
 PY
+
+echo "== 5. metric analysis: 1,250 hosts x 25 metrics, 8 series per host, 10 minutes at 15 s"
+"$build/aegis_metrics_bench" --benchmark_out="$out/metrics.json" --benchmark_out_format=json | grep -E "^BM_" || true
