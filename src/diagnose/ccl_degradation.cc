@@ -87,15 +87,12 @@ bool ComputeStraggler(const Incident& inc, const std::map<std::string, std::vect
     const CclRecord& r = *any_record[c.gpu];
     if (inc.topology.FindNode(r.host) < 0) continue;
     v->isolate.push_back({r.host, "gpu", GpuDevice(r.gpu)});
-    Evidence e;
-    e.host = r.host;
-    e.file = r.file;
-    e.line = static_cast<long long>(r.line);
-    e.rule = "ccl-td-straggler";
-    e.text = fmt::format("{} rank {} in comm {}: shortest wait in {} of {} collectives, TD {:.2f} x the mean (alpha {})",
-                         GpuDevice(r.gpu).empty() ? "pid " + std::to_string(r.pid) : GpuDevice(r.gpu), r.rank, c.comm,
-                         c.r.early, c.r.total, c.ratio, kAlpha);
-    v->evidence.push_back(e);
+    v->evidence.push_back(RecordEvidence(
+        r,
+        fmt::format("{} rank {} in comm {}: shortest wait in {} of {} collectives, TD {:.2f} x the mean (alpha {})",
+                    GpuDevice(r.gpu).empty() ? "pid " + std::to_string(r.pid) : GpuDevice(r.gpu), r.rank, c.comm,
+                    c.r.early, c.r.total, c.ratio, kAlpha),
+        "ccl-td-straggler"));
   }
   if (v->isolate.empty()) return false;
   v->action = "isolate";
@@ -152,29 +149,21 @@ bool CommDegraded(const Incident& inc, const std::map<std::string, std::vector<c
   const int node = inc.topology.FindNode(*host);
   if (node < 0) return false;
   IsolateEntry entry{*host, "host", ""};
-  if (gpu_votes[*host].size() == 1 && gpu_votes[*host].begin()->first >= 0) {
-    const int gpu = gpu_votes[*host].begin()->first;
-    const auto& nics = inc.topology.nodes[static_cast<size_t>(node)].nics;
-    for (size_t k = 0; k < nics.size(); ++k)
-      if (nics[k].rail == gpu || (nics[k].rail < 0 && static_cast<int>(k) == gpu)) {
-        entry.component = "nic";
-        entry.device = nics[k].name;
-        break;
-      }
-  }
+  if (gpu_votes[*host].size() == 1)
+    if (const int nic = NicOfRail(inc, node, gpu_votes[*host].begin()->first); nic >= 0) {
+      entry.component = "nic";
+      entry.device = inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(nic)].name;
+    }
   v->isolate.push_back(entry);
   for (const auto& s : slow) {
     if (v->evidence.size() >= 8) break;
     if (s.a->host != *host && !(s.b && s.b->host == *host)) continue;
-    Evidence e;
-    e.host = s.a->host;
-    e.file = s.a->file;
-    e.line = static_cast<long long>(s.a->line);
-    e.rule = "ccl-slow-flow";
-    e.text = fmt::format("comm {} rank {} ({}) -> {}: {:.1f} Gb/s over the last 5 requests, communicator mean {:.1f} "
-                         "(beta {})",
-                         s.a->comm, s.a->rank, s.a->host, s.b ? s.b->host : "?", s.gbps, s.mean, kBeta);
-    v->evidence.push_back(e);
+    v->evidence.push_back(RecordEvidence(*s.a,
+                                         fmt::format("comm {} rank {} ({}) -> {}: {:.1f} Gb/s over the last 5 requests, "
+                                                     "communicator mean {:.1f} (beta {})",
+                                                     s.a->comm, s.a->rank, s.a->host, s.b ? s.b->host : "?", s.gbps,
+                                                     s.mean, kBeta),
+                                         "ccl-slow-flow"));
   }
   v->action = "isolate";
   v->cause = "hardware";

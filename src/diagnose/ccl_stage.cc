@@ -37,29 +37,10 @@ bool InFlight(const CclRecord& r) {
   return false;
 }
 
-Evidence CounterEvidence(const CclRecord& r, const std::string& text, const char* rule) {
-  Evidence e;
-  e.host = r.host;
-  e.file = r.file;
-  e.line = static_cast<long long>(r.line);
-  e.rule = rule;
-  e.text = text;
-  return e;
-}
-
 std::string Counts(const CclRecord& r) {
   std::string s;
   for (const auto& [f, lc] : r.coll) s += fmt::format("{}{} {}/{}", s.empty() ? "" : ", ", f, lc.first, lc.second);
   return s;
-}
-
-// The NIC of `host` on the rail of GPU `gpu` (rail-optimised fabrics), or -1.
-int NicOfRail(const Incident& inc, int node, int gpu) {
-  if (node < 0 || gpu < 0) return -1;
-  const auto& nics = inc.topology.nodes[static_cast<size_t>(node)].nics;
-  for (size_t k = 0; k < nics.size(); ++k)
-    if (nics[k].rail == gpu) return static_cast<int>(k);
-  return gpu < static_cast<int>(nics.size()) ? gpu : -1;
 }
 
 bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<const CclRecord*>>& by_comm, Verdict* v) {
@@ -104,7 +85,7 @@ bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<c
     hosts.insert(r.host);
     for (auto* rec : by_proc[p])
       if (v->evidence.size() < kMaxEvidence)
-        v->evidence.push_back(CounterEvidence(*rec, fmt::format("comm {} rank {}: {} (launched/completed); nothing in flight",
+        v->evidence.push_back(RecordEvidence(*rec, fmt::format("comm {} rank {}: {} (launched/completed); nothing in flight",
                                                                  rec->comm, rec->rank, Counts(*rec)),
                                               "ccl-compute-lag"));
   }
@@ -113,7 +94,7 @@ bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<c
   for (const auto& [p, why] : lag)
     if (std::find(roots.begin(), roots.end(), p) == roots.end() && v->evidence.size() < kMaxEvidence) {
       const CclRecord& r = *lag_record[p];
-      v->evidence.push_back(CounterEvidence(
+      v->evidence.push_back(RecordEvidence(
           r, fmt::format("comm {} rank {}: {}: behind, but waiting inside another collective", r.comm, r.rank, Counts(r)),
           "ccl-waiting"));
       break;
@@ -171,7 +152,7 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
     if (here.empty()) return false;
     AddNetRepairs(inc, here, v);
     for (size_t i = 0; i < stuck.size() && i < 4; ++i)
-      v->evidence.push_back(CounterEvidence(*stuck[i].a, describe(stuck[i]), "ccl-stuck-requests"));
+      v->evidence.push_back(RecordEvidence(*stuck[i].a, describe(stuck[i]), "ccl-stuck-requests"));
     v->action = "repair";
     v->cause = "network";
     v->stage = "net_diag";
@@ -199,7 +180,7 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
     if (f.node == node) here.push_back(f);
   for (const auto& s : stuck)
     if ((s.a->host == *leader || (s.b && s.b->host == *leader)) && v->evidence.size() < kMaxEvidence)
-      v->evidence.push_back(CounterEvidence(*s.a, describe(s), "ccl-stuck-requests"));
+      v->evidence.push_back(RecordEvidence(*s.a, describe(s), "ccl-stuck-requests"));
   if (!here.empty()) {
     AddNetRepairs(inc, here, v);
     v->action = "repair";

@@ -16,6 +16,25 @@ Evidence EvidenceOf(const LocatedEvent& e) {
   return ev;
 }
 
+Evidence RecordEvidence(const CclRecord& r, std::string text, const char* rule) {
+  Evidence e;
+  e.host = r.host;
+  e.file = r.file;
+  e.line = static_cast<long long>(r.line);
+  e.rule = rule;
+  e.text = std::move(text);
+  return e;
+}
+
+int NicOfRail(const Incident& inc, int node, int gpu) {
+  if (node < 0 || gpu < 0) return -1;
+  const auto& nics = inc.topology.nodes[static_cast<size_t>(node)].nics;
+  for (size_t k = 0; k < nics.size(); ++k)
+    if (nics[k].rail == gpu) return static_cast<int>(k);
+  // Without rails in the topology, NIC k serves GPU k.
+  return gpu < static_cast<int>(nics.size()) && nics[static_cast<size_t>(gpu)].rail < 0 ? gpu : -1;
+}
+
 std::string GpuDevice(int gpu) { return gpu >= 0 ? "gpu" + std::to_string(gpu) : std::string(); }
 
 std::string HostOf(const Incident& inc, int node) {

@@ -71,6 +71,11 @@ bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdi
 void OfflineStage(const Incident& inc, Verdict* v);
 
 // Shared helpers.
+// Evidence that is a CCL counter: the snapshot line it was read from.
+Evidence RecordEvidence(const CclRecord& r, std::string text, const char* rule);
+// The NIC of `node` on the rail of GPU `gpu` (rail-optimised fabrics: rail = GPU index),
+// or -1.
+int NicOfRail(const Incident& inc, int node, int gpu);
 
 // The key with the most votes when it holds at least `share` of `total` and strictly
 // more than any other key (a common endpoint); nullopt otherwise.
