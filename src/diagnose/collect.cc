@@ -19,7 +19,7 @@ namespace aegis {
 namespace fs = std::filesystem;
 
 bool Incident::IsJobNode(int node) const {
-  return node >= 0 && std::find(job_nodes.begin(), job_nodes.end(), node) != job_nodes.end();
+  return node >= 0 && static_cast<size_t>(node) < job_node_mask.size() && job_node_mask[static_cast<size_t>(node)];
 }
 
 namespace {
@@ -152,7 +152,11 @@ Incident CollectIncident(const std::string& dir, const Matcher& matcher, const C
   problems.clear();
   for (const auto& h : inc.job.hosts) {
     int n = inc.topology.FindNode(h);
-    if (n >= 0) inc.job_nodes.push_back(n);
+    if (n >= 0) {
+      inc.job_nodes.push_back(n);
+      inc.job_node_mask.resize(inc.topology.nodes.size(), 0);
+      inc.job_node_mask[static_cast<size_t>(n)] = 1;
+    }
     else inc.unreadable.push_back({"job.json", "host " + h + " is not in topology.json"});
   }
   AddressBook book(inc.topology, inc.job);

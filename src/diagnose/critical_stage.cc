@@ -48,7 +48,7 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
   std::map<int, std::vector<const LocatedEvent*>> by_node;
   for (const auto& e : inc.events) {
     if (e.ev.line_class != LineClass::kCritical || e.source == SourceKind::kSwitch) continue;
-    if (e.node < 0 || (!inc.job_nodes.empty() && !inc.IsJobNode(e.node))) continue;
+    if (!inc.InScope(e.node)) continue;
     by_node[e.node].push_back(&e);
   }
   if (by_node.empty()) return false;

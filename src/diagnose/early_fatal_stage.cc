@@ -39,7 +39,7 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
   std::vector<const LocatedEvent*> config, user, dist;
   for (const auto& e : inc.events) {
     if (e.source == SourceKind::kSwitch) continue;
-    if (e.node >= 0 && !inc.job_nodes.empty() && !inc.IsJobNode(e.node)) continue;
+    if (e.node >= 0 && !inc.InScope(e.node)) continue;
     switch (e.ev.line_class) {
       case LineClass::kConfig: config.push_back(&e); break;
       case LineClass::kUser: user.push_back(&e); break;

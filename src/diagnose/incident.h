@@ -42,7 +42,8 @@ struct Incident {
   std::string dir;
   Topology topology;
   Job job;
-  std::vector<int> job_nodes;  // topology nodes of job.hosts (known ones)
+  std::vector<int> job_nodes;      // topology nodes of job.hosts (known ones)
+  std::vector<char> job_node_mask;  // by topology node: 1 when it is one of job_nodes
   std::map<std::string, Facts> facts;  // by host
   std::vector<LocatedEvent> events;    // all files, each file's events in line order
   std::vector<ProbeResult> probes;
@@ -53,6 +54,9 @@ struct Incident {
   uint64_t bytes_scanned = 0;
 
   bool IsJobNode(int node) const;
+  // A node the diagnosis may name: one of the job's hosts, or any known node when the job
+  // lists none that the topology knows.
+  bool InScope(int node) const { return node >= 0 && (job_nodes.empty() || IsJobNode(node)); }
 };
 
 struct CollectOptions {

@@ -27,7 +27,7 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
   if (!a.abnormal.empty()) {
     std::map<std::string, std::vector<const MetricFinding*>> by_host;
     for (const auto& f : a.abnormal)
-      if (inc.topology.FindNode(f.host) >= 0 && (inc.job_nodes.empty() || inc.IsJobNode(inc.topology.FindNode(f.host))))
+      if (inc.InScope(inc.topology.FindNode(f.host)))
         by_host[f.host].push_back(&f);
     // A host that stands out on many series of one metric next to hosts that stand out on
     // one: the analyzer's findings are per series, the verdict is per device.

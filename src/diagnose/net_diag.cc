@@ -72,7 +72,7 @@ void SwitchFindings(const Incident& inc, std::vector<NetFinding>* out) {
   for (const auto& [key, st] : ports) {
     if (st.downs == 0 && st.errors == 0) continue;
     for (const PortRef& ref : CabledTo(inc, key.first, key.second)) {
-      if (!inc.job_nodes.empty() && !inc.IsJobNode(ref.node)) continue;
+      if (!inc.InScope(ref.node)) continue;
       NetFinding f;
       f.node = ref.node;
       f.nic = ref.nic;
@@ -164,7 +164,7 @@ void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
     if (auto best = ClearLeader(count, kEndpointShare, static_cast<double>(bad.size()))) culprits.push_back(*best);
   }
   for (const Endpoint& ep : culprits) {
-    if (!inc.job_nodes.empty() && !inc.IsJobNode(ep.node)) continue;
+    if (!inc.InScope(ep.node)) continue;
     NetFinding f;
     f.node = ep.node;
     f.nic = ep.nic;
