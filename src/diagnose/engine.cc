@@ -55,35 +55,21 @@ Verdict DecideVerdict(const Incident& inc, const Catalog& catalog, const Outlier
   //     slow job: its counters move, and snapshot skew is not a lag.
   //  4. Distributed errors: a pair, or RootDiag's common endpoint; a configuration or
   //     network finding on that endpoint turns isolation into repair.
-  //  5. No pattern: ConfigCheck, then NetDiag, over the whole job.
+  //  5. No pattern: ConfigCheck, then NetDiag, over the whole job (then metrics).
   //  6. Offline diagnosis of every host.
+  //  A slow job, after 1-2: the CCL's process-aware rules, then correlation over metrics;
+  //  when neither finds a host it is "nothing stands out" (none), never offline for all.
   const auto net = RunNetDiag(inc);
   if (CriticalStage(inc, net, &v)) return v;
   if (EarlyFatalStage(inc, &v)) return v;
   if (inc.job.state != "slow" && CclHangStage(inc, net, &v)) return v;
-  if (inc.job.state == "slow") {
-    // Degradation: the CCL's process-aware rules, then correlation over metrics; nothing
-    // found is "no host stands out" (a slow job is never sent offline whole).
-    if (CclDegradationStage(inc, &v) || MetricStage(inc, catalog, outliers, &v)) return v;
-  }
+  if (inc.job.state == "slow" && (CclDegradationStage(inc, &v) || MetricStage(inc, catalog, outliers, &v))) return v;
   const auto config = RunConfigCheck(inc, catalog);
   if (DistStage(inc, config, net, &v)) return v;
   if (ConfigCheckStage(inc, config, &v)) return v;
   if (NetDiagStage(inc, net, &v)) return v;
   if (inc.job.state != "slow" && MetricStage(inc, catalog, outliers, &v)) return v;
-  if (inc.job.state == "slow" && (!inc.metrics.empty() || !inc.ccl.empty())) {
-    v.action = "none";
-    v.cause = "unknown";
-    v.stage = inc.metrics.empty() ? "ccl_degradation" : "metric_outlier";
-    Evidence e;
-    e.file = inc.metrics.empty() ? "ccl" : "metrics";
-    e.rule = "no-outlier";
-    e.text = fmt::format("{} metric series and {} CCL records compared; none stays apart from the others",
-                         inc.metrics.size(), inc.ccl.size());
-    v.evidence.push_back(e);
-    v.summary = "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.";
-    return v;
-  }
+  if (inc.job.state == "slow" && NothingStandsOutStage(inc, &v)) return v;
   OfflineStage(inc, &v);
   return v;
 }

@@ -83,4 +83,19 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
   return false;
 }
 
+bool NothingStandsOutStage(const Incident& inc, Verdict* v) {
+  if (inc.metrics.empty() && inc.ccl.empty()) return false;  // nothing was compared: offline
+  v->action = "none";
+  v->cause = "unknown";
+  v->stage = inc.metrics.empty() ? "ccl_degradation" : "metric_outlier";
+  Evidence e;
+  e.file = inc.metrics.empty() ? "ccl" : "metrics";
+  e.rule = "no-outlier";
+  e.text = fmt::format("{} metric series and {} CCL records compared; none stays apart from the others",
+                       inc.metrics.size(), inc.ccl.size());
+  v->evidence.push_back(e);
+  v->summary = "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.";
+  return true;
+}
+
 }  // namespace aegis

@@ -57,6 +57,8 @@ bool CclDegradationStage(const Incident& inc, Verdict* v);
 
 // Correlation diagnosis of degradation over metrics (the outlier analyzer).
 bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptions& options, Verdict* v);
+// A slow job where counters or metrics were compared and no host stood out: action none.
+bool NothingStandsOutStage(const Incident& inc, Verdict* v);
 
 // 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
 //    and NetDiag findings on the located hosts turn the isolation into a repair.
