@@ -45,7 +45,9 @@ struct ScanOutput {
 void LocateEvent(const AddressBook& book, LocatedEvent& le) {
   const LogEvent& ev = le.ev;
   if (le.node >= 0) {
-    if (auto pci = ev.Field("pci"); !pci.empty()) le.gpu = book.GpuByPci(le.node, pci);
+    // The device that reported a PCIe error (often the GPU behind the port), else the line's own.
+    if (auto src = ev.Field("src"); !src.empty()) le.gpu = book.GpuByPci(le.node, src);
+    if (auto pci = ev.Field("pci"); !pci.empty() && le.gpu < 0) le.gpu = book.GpuByPci(le.node, pci);
     if (le.gpu < 0 && ev.rank >= 0) {
       Place p = book.ResolveRank(ev.rank);
       if (p.node == le.node) le.gpu = p.gpu;

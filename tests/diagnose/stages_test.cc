@@ -221,3 +221,19 @@ TEST(Stages, LargePacketLossIsRelativeToTheProbeSizes) {
 
 }  // namespace
 }  // namespace aegis
+
+namespace aegis {
+namespace {
+
+TEST(Stages, PcieFatalFromTheUpstreamPortNamesTheGpuBehindIt) {
+  MiniBundle b(2);
+  b.Kernel(2, "[ 5.0] pcieport 0000:16:02.0: AER: Uncorrected (Fatal) error received: 0000:18:00.0\n");
+  Verdict v = b.Run();
+  ASSERT_EQ(v.isolate.size(), 1u);
+  EXPECT_EQ(v.isolate[0].host, "node-2");
+  EXPECT_EQ(v.isolate[0].component, "pcie");
+  EXPECT_EQ(v.isolate[0].device, "gpu0");
+}
+
+}  // namespace
+}  // namespace aegis
