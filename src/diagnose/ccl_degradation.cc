@@ -134,30 +134,16 @@ bool CommDegraded(const Incident& inc, const std::map<std::string, std::vector<c
           slow.push_back({r, by_rank.count(f.peer) ? by_rank[f.peer] : nullptr, f.recent_gbps, mean});
   }
   if (slow.empty() || slow.size() * 2 > flows) return false;  // most flows slow: systemic
-  std::map<std::string, int> votes;
-  std::map<std::string, std::map<int, int>> gpu_votes;
-  for (const auto& s : slow) {
-    ++votes[s.a->host];
-    ++gpu_votes[s.a->host][s.a->gpu];
-    if (s.b && s.b->host != s.a->host) {
-      ++votes[s.b->host];
-      ++gpu_votes[s.b->host][s.b->gpu];
-    }
-  }
-  auto host = ClearLeader(votes, kEndpointShare, static_cast<double>(slow.size()));
-  if (!host) return false;
-  const int node = inc.topology.FindNode(*host);
-  if (node < 0) return false;
-  IsolateEntry entry{*host, "host", ""};
-  if (gpu_votes[*host].size() == 1)
-    if (const int nic = NicOfRail(inc, node, gpu_votes[*host].begin()->first); nic >= 0) {
-      entry.component = "nic";
-      entry.device = inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(nic)].name;
-    }
+  std::vector<std::pair<const CclRecord*, const CclRecord*>> pairs;
+  for (const auto& s : slow) pairs.push_back({s.a, s.b});
+  auto common = CommonFlowEndpoint(inc, pairs, kEndpointShare);
+  if (!common) return false;
+  const IsolateEntry entry = *common;
+  const std::string& host = entry.host;
   v->isolate.push_back(entry);
   for (const auto& s : slow) {
     if (v->evidence.size() >= 8) break;
-    if (s.a->host != *host && !(s.b && s.b->host == *host)) continue;
+    if (s.a->host != host && !(s.b && s.b->host == host)) continue;
     v->evidence.push_back(RecordEvidence(*s.a,
                                          fmt::format("comm {} rank {} ({}) -> {}: {:.1f} Gb/s over the last 5 requests, "
                                                      "communicator mean {:.1f} (beta {})",
@@ -170,7 +156,7 @@ bool CommDegraded(const Incident& inc, const std::map<std::string, std::vector<c
   v->stage = "ccl_degradation";
   v->summary = fmt::format("communication degraded: {}{} is the common endpoint of {} slow flow(s); isolate it and "
                            "restart.",
-                           *host, entry.device.empty() ? "" : " (" + entry.device + ")", slow.size());
+                           host, entry.device.empty() ? "" : " (" + entry.device + ")", slow.size());
   return true;
 }
 

@@ -125,21 +125,15 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
         if (n.posted > n.completed) stuck.push_back({r, by_rank.count(n.peer) ? by_rank[n.peer] : nullptr, &n});
   }
   if (stuck.empty()) return false;
-  // Votes per (host, GPU) endpoint of each stuck pair.
-  std::map<std::pair<std::string, int>, int> votes;
-  for (const auto& s : stuck) {
-    ++votes[{s.a->host, s.a->gpu}];
-    if (s.b && s.b->host != s.a->host) ++votes[{s.b->host, s.b->gpu}];
-  }
-  std::map<std::string, int> host_votes;
-  for (const auto& [ep, n] : votes) host_votes[ep.first] += n;
-  auto leader = ClearLeader(host_votes, kEndpointShare, static_cast<double>(stuck.size()));
+  std::vector<std::pair<const CclRecord*, const CclRecord*>> pairs;
+  for (const auto& s : stuck) pairs.push_back({s.a, s.b});
+  const auto common = CommonFlowEndpoint(inc, pairs, kEndpointShare);
   auto describe = [](const Stuck& s) {
     return fmt::format("comm {} rank {} ({}) {} peer rank {}{}: posted {}, completed {}", s.a->comm, s.a->rank, s.a->host,
                        s.n->send ? "send to" : "recv from", s.n->peer, s.b ? " (" + s.b->host + ")" : "", s.n->posted,
                        s.n->completed);
   };
-  if (!leader) {
+  if (!common) {
     // No common endpoint: ask the network about the hosts involved.
     std::set<std::string> involved;
     for (const auto& s : stuck) {
@@ -160,26 +154,15 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
                              here.front().what);
     return true;
   }
-  const int node = inc.topology.FindNode(*leader);
-  if (node < 0) return false;
-  // The rail: the GPUs of the culprit host in the stuck pairs.
-  std::map<int, int> gpus;
-  for (const auto& [ep, n] : votes)
-    if (ep.first == *leader && ep.second >= 0) gpus[ep.second] += n;
-  IsolateEntry entry{*leader, "host", ""};
-  if (auto gpu = ClearLeader(gpus, 0.99, 1.0); gpu && gpus.size() == 1) {
-    const int nic = NicOfRail(inc, node, *gpu);
-    if (nic >= 0) {
-      entry.component = "nic";
-      entry.device = inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(nic)].name;
-    }
-  }
+  const IsolateEntry& entry = *common;
+  const std::string& leader = entry.host;
+  const int node = inc.topology.FindNode(entry.host);
   // A network finding on that host's link explains it better: repair the link.
   std::vector<NetFinding> here;
   for (const auto& f : net)
     if (f.node == node) here.push_back(f);
   for (const auto& s : stuck)
-    if ((s.a->host == *leader || (s.b && s.b->host == *leader)) && v->evidence.size() < kMaxEvidence)
+    if ((s.a->host == leader || (s.b && s.b->host == leader)) && v->evidence.size() < kMaxEvidence)
       v->evidence.push_back(RecordEvidence(*s.a, describe(s), "ccl-stuck-requests"));
   if (!here.empty()) {
     AddNetRepairs(inc, here, v);
@@ -188,7 +171,7 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
     v->stage = "net_diag";
     v->summary = fmt::format("communication fault at {}: requests posted and never completed; the network shows {}; "
                              "repair and restart.",
-                             *leader, here.front().what);
+                             leader, here.front().what);
     return true;
   }
   v->isolate.push_back(entry);
@@ -197,7 +180,7 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
   v->stage = "ccl_comm";
   v->summary = fmt::format("communication fault: {}{} is the common endpoint of {} stuck request pair(s) (posted, never "
                            "completed); isolate it and restart.",
-                           *leader, entry.device.empty() ? "" : " (" + entry.device + ")", stuck.size());
+                           leader, entry.device.empty() ? "" : " (" + entry.device + ")", stuck.size());
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 #include "diagnose/stages.h"
 
@@ -33,6 +34,32 @@ int NicOfRail(const Incident& inc, int node, int gpu) {
     if (nics[k].rail == gpu) return static_cast<int>(k);
   // Without rails in the topology, NIC k serves GPU k.
   return gpu < static_cast<int>(nics.size()) && nics[static_cast<size_t>(gpu)].rail < 0 ? gpu : -1;
+}
+
+std::optional<IsolateEntry> CommonFlowEndpoint(const Incident& inc,
+                                               const std::vector<std::pair<const CclRecord*, const CclRecord*>>& flows,
+                                               double share) {
+  std::map<std::string, int> votes;
+  std::map<std::string, std::map<int, int>> gpu_votes;
+  for (const auto& [a, b] : flows) {
+    ++votes[a->host];
+    ++gpu_votes[a->host][a->gpu];
+    if (b && b->host != a->host) {
+      ++votes[b->host];
+      ++gpu_votes[b->host][b->gpu];
+    }
+  }
+  auto host = ClearLeader(votes, share, static_cast<double>(flows.size()));
+  if (!host) return std::nullopt;
+  const int node = inc.topology.FindNode(*host);
+  if (node < 0) return std::nullopt;
+  IsolateEntry entry{*host, "host", ""};
+  if (gpu_votes[*host].size() == 1)
+    if (const int nic = NicOfRail(inc, node, gpu_votes[*host].begin()->first); nic >= 0) {
+      entry.component = "nic";
+      entry.device = inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(nic)].name;
+    }
+  return entry;
 }
 
 std::string GpuDevice(int gpu) { return gpu >= 0 ? "gpu" + std::to_string(gpu) : std::string(); }

@@ -73,6 +73,12 @@ bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdi
 void OfflineStage(const Incident& inc, Verdict* v);
 
 // Shared helpers.
+// The endpoint common to flows between CCL records (a record and its peer's, null when
+// the peer left none): the host on at least `share` of them, as a NIC when all its flows
+// ride one GPU's rail. nullopt when no host is common or it is not in the topology.
+std::optional<IsolateEntry> CommonFlowEndpoint(const Incident& inc,
+                                               const std::vector<std::pair<const CclRecord*, const CclRecord*>>& flows,
+                                               double share);
 // Evidence that is a CCL counter: the snapshot line it was read from.
 Evidence RecordEvidence(const CclRecord& r, std::string text, const char* rule);
 // The NIC of `node` on the rail of GPU `gpu` (rail-optimised fabrics: rail = GPU index),
