@@ -12,6 +12,7 @@ namespace aegis {
 namespace {
 
 constexpr size_t kEvidencePerHost = 4;
+constexpr uint64_t kUserExplainsLines = 10;  // NCCL prints the wrapped CUDA error right after
 
 bool IsHardware(const std::string& component) {
   return component != "link" && component != "switch_port" && component != "config" && component != "job";
@@ -44,11 +45,23 @@ bool ExplainedByLink(const std::vector<const LocatedEvent*>& list, const NetFind
 }  // namespace
 
 bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v) {
+  // Job errors by file, for the critical wrappers they explain.
+  std::map<std::string, std::vector<uint64_t>> user_lines;
+  for (const auto& e : inc.events)
+    if (e.ev.line_class == LineClass::kUser) user_lines[e.file].push_back(e.ev.line);
+  auto explained = [&](const LocatedEvent& e) {
+    if (!e.ev.yields_to_user) return false;
+    auto it = user_lines.find(e.file);
+    if (it == user_lines.end()) return false;
+    return std::any_of(it->second.begin(), it->second.end(), [&](uint64_t l) {
+      return (l > e.ev.line ? l - e.ev.line : e.ev.line - l) <= kUserExplainsLines;
+    });
+  };
   // Per host, its critical events from host logs, earliest first.
   std::map<int, std::vector<const LocatedEvent*>> by_node;
   for (const auto& e : inc.events) {
     if (e.ev.line_class != LineClass::kCritical || e.source == SourceKind::kSwitch) continue;
-    if (!inc.InScope(e.node)) continue;
+    if (!inc.InScope(e.node) || explained(e)) continue;
     by_node[e.node].push_back(&e);
   }
   if (by_node.empty()) return false;

@@ -270,6 +270,7 @@ uint64_t Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, St
     ev.line_class = rule.line_class;
     ev.component = rule.component;
     ev.cascade = rule.cascade;
+    ev.yields_to_user = rule.yields_to_user;
     ev.config_key = rule.config_key;
     ev.line = line_no;
     ev.first_line = first;

@@ -83,6 +83,7 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   r.config_key = Str(n, "key");
   r.cascade = n["cascade"] && n["cascade"].as<bool>();
   r.inherit = n["inherit"] && n["inherit"].as<bool>();
+  r.yields_to_user = n["yields_to_user"] && n["yields_to_user"].as<bool>();
   r.fold_traceback = Str(n, "fold") == "traceback";
   if (n["fold"] && !r.fold_traceback) throw CatalogError(where + ": unknown fold '" + Str(n, "fold") + "'");
   if (n["samples"])

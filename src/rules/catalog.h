@@ -33,6 +33,7 @@ struct Rule {
   bool cascade = false;         // dist symptom (timeouts, remote exits): confirms, never locates
   bool fold_traceback = false;  // the line ends a Python traceback: fold the traceback into it
   bool inherit = false;         // detail line: takes the class of the previous event on the same device
+  bool yields_to_user = false;  // critical wrapper ("unhandled cuda error") that a nearby job error explains
   std::vector<std::string> samples;  // real lines this rule must match
   std::string source;           // file it came from
   bool from_operator = false;   // loaded from --rules: wins ties of priority with built-in rules

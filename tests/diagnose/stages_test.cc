@@ -237,3 +237,28 @@ TEST(Stages, PcieFatalFromTheUpstreamPortNamesTheGpuBehindIt) {
 
 }  // namespace
 }  // namespace aegis
+
+namespace aegis {
+namespace {
+
+TEST(Stages, UnhandledCudaErrorThatWrapsAnOomIsTheJobs) {
+  MiniBundle b(3);
+  b.Train(2, "[rank0]: torch.distributed.DistBackendError: NCCL error in: ../ProcessGroupNCCL.cpp:1970, unhandled cuda "
+             "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+             "[rank0]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+             "[rank0]: Last error:\n"
+             "[rank0]: Cuda failure 'out of memory'\n");
+  Verdict v = b.Run();
+  EXPECT_EQ(v.action, "none");
+  EXPECT_EQ(v.cause, "user");
+  // Alone, the same wrapper is a GPU fault.
+  MiniBundle c(3);
+  c.Train(2, "[rank0]: RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n");
+  Verdict w = c.Run();
+  EXPECT_EQ(w.stage, "critical_error");
+  ASSERT_EQ(w.isolate.size(), 1u);
+  EXPECT_EQ(w.isolate[0].host, "node-2");
+}
+
+}  // namespace
+}  // namespace aegis
