@@ -95,12 +95,9 @@ bool ComputeStraggler(const Incident& inc, const std::map<std::string, std::vect
         "ccl-td-straggler"));
   }
   if (v->isolate.empty()) return false;
-  v->action = "isolate";
-  v->cause = "hardware";
-  v->stage = "ccl_degradation";
-  v->summary = fmt::format("compute straggler: {} of {} arrives late at its collectives (TD {:.2f} x its peers'); "
+  Decide(v, "isolate", "hardware", "ccl_degradation", fmt::format("compute straggler: {} of {} arrives late at its collectives (TD {:.2f} x its peers'); "
                            "isolate it and restart.",
-                           v->isolate.front().device, v->isolate.front().host, found.front().ratio);
+                           v->isolate.front().device, v->isolate.front().host, found.front().ratio));
   return true;
 }
 
@@ -151,12 +148,9 @@ bool CommDegraded(const Incident& inc, const std::map<std::string, std::vector<c
                                                      s.mean, kBeta),
                                          "ccl-slow-flow"));
   }
-  v->action = "isolate";
-  v->cause = "hardware";
-  v->stage = "ccl_degradation";
-  v->summary = fmt::format("communication degraded: {}{} is the common endpoint of {} slow flow(s); isolate it and "
+  Decide(v, "isolate", "hardware", "ccl_degradation", fmt::format("communication degraded: {}{} is the common endpoint of {} slow flow(s); isolate it and "
                            "restart.",
-                           host, entry.device.empty() ? "" : " (" + entry.device + ")", slow.size());
+                           host, entry.device.empty() ? "" : " (" + entry.device + ")", slow.size()));
   return true;
 }
 

@@ -99,13 +99,11 @@ bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<c
           "ccl-waiting"));
       break;
     }
-  v->action = "isolate";
-  v->cause = "hardware";
-  v->stage = "ccl_compute";
   const CclRecord& first = *lag_record[roots.front()];
-  v->summary = fmt::format("compute fault: {} stopped launching collectives ({}); isolate {} and restart.",
-                           first.gpu >= 0 ? GpuDevice(first.gpu) + " of " + first.host : first.host, lag[roots.front()],
-                           fmt::join(hosts, ", "));
+  Decide(v, "isolate", "hardware", "ccl_compute",
+         fmt::format("compute fault: {} stopped launching collectives ({}); isolate {} and restart.",
+                     first.gpu >= 0 ? GpuDevice(first.gpu) + " of " + first.host : first.host, lag[roots.front()],
+                     fmt::join(hosts, ", ")));
   return true;
 }
 
@@ -147,11 +145,8 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
     AddNetRepairs(inc, here, v);
     for (size_t i = 0; i < stuck.size() && i < 4; ++i)
       v->evidence.push_back(RecordEvidence(*stuck[i].a, describe(stuck[i]), "ccl-stuck-requests"));
-    v->action = "repair";
-    v->cause = "network";
-    v->stage = "net_diag";
-    v->summary = fmt::format("communication fault with no common endpoint; the network shows {}; repair and restart.",
-                             here.front().what);
+    Decide(v, "repair", "network", "net_diag", fmt::format("communication fault with no common endpoint; the network shows {}; repair and restart.",
+                             here.front().what));
     return true;
   }
   const IsolateEntry& entry = *common;
@@ -166,21 +161,15 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
       v->evidence.push_back(RecordEvidence(*s.a, describe(s), "ccl-stuck-requests"));
   if (!here.empty()) {
     AddNetRepairs(inc, here, v);
-    v->action = "repair";
-    v->cause = "network";
-    v->stage = "net_diag";
-    v->summary = fmt::format("communication fault at {}: requests posted and never completed; the network shows {}; "
+    Decide(v, "repair", "network", "net_diag", fmt::format("communication fault at {}: requests posted and never completed; the network shows {}; "
                              "repair and restart.",
-                             leader, here.front().what);
+                             leader, here.front().what));
     return true;
   }
   v->isolate.push_back(entry);
-  v->action = "isolate";
-  v->cause = "hardware";
-  v->stage = "ccl_comm";
-  v->summary = fmt::format("communication fault: {}{} is the common endpoint of {} stuck request pair(s) (posted, never "
+  Decide(v, "isolate", "hardware", "ccl_comm", fmt::format("communication fault: {}{} is the common endpoint of {} stuck request pair(s) (posted, never "
                            "completed); isolate it and restart.",
-                           leader, entry.device.empty() ? "" : " (" + entry.device + ")", stuck.size());
+                           leader, entry.device.empty() ? "" : " (" + entry.device + ")", stuck.size()));
   return true;
 }
 

@@ -113,16 +113,14 @@ bool ConfigCheckStage(const Incident& inc, const std::vector<ConfigFinding>& con
   if (config.empty()) return false;
   // Many hosts failing one check is one systemic problem; still a repair of each.
   AddRepairs(config, v);
-  v->action = "repair";
-  v->cause = "config";
-  v->stage = "config_check";
   std::vector<std::string> what;
   for (const auto& f : config) {
     std::string s = fmt::format("{} {}={}", f.host, f.key, f.value.empty() ? "(absent)" : f.value);
     if (std::find(what.begin(), what.end(), s) == what.end() && what.size() < 4) what.push_back(s);
   }
-  v->summary = fmt::format("no node proven bad; ConfigCheck found {} ({} finding(s)); repair and restart.",
-                           fmt::join(what, "; "), config.size());
+  Decide(v, "repair", "config", "config_check",
+         fmt::format("no node proven bad; ConfigCheck found {} ({} finding(s)); repair and restart.",
+                     fmt::join(what, "; "), config.size()));
   (void)inc;
   return true;
 }

@@ -136,18 +136,15 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
       v->evidence.push_back(EvidenceOf(*e));
     }
   }
-  v->stage = "critical_error";
   if (any_hardware) {
-    v->action = "isolate";
-    v->cause = "hardware";
     std::string hosts;
     for (const auto& i : v->isolate) hosts += (hosts.empty() ? "" : ", ") + i.host;
-    v->summary = fmt::format("critical error on {}; isolate {} and restart.", fmt::join(parts, "; "), hosts);
+    Decide(v, "isolate", "hardware", "critical_error",
+           fmt::format("critical error on {}; isolate {} and restart.", fmt::join(parts, "; "), hosts));
   } else {
-    v->action = "repair";
-    v->cause = "network";
-    if (!link_of.empty()) v->stage = "net_diag";  // the switch's view decided it is the link
-    v->summary = fmt::format("link failure: {}; repair it and restart.", fmt::join(parts, "; "));
+    // When the switch's view decided it is the link, NetDiag made the decision.
+    Decide(v, "repair", "network", link_of.empty() ? "critical_error" : "net_diag",
+           fmt::format("link failure: {}; repair it and restart.", fmt::join(parts, "; ")));
   }
   return true;
 }

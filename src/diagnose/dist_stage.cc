@@ -109,21 +109,15 @@ bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, co
   if (!config_here.empty()) {
     AddRepairs(config_here, v);
     add_edge_evidence();
-    v->action = "repair";
-    v->cause = "config";
-    v->stage = "config_check";
-    v->summary = fmt::format("distributed errors point at {}, whose configuration differs ({}); repair and restart.",
-                             fmt::join(names, " and "), config_here.front().key);
+    Decide(v, "repair", "config", "config_check", fmt::format("distributed errors point at {}, whose configuration differs ({}); repair and restart.",
+                             fmt::join(names, " and "), config_here.front().key));
     return true;
   }
   if (!net_here.empty()) {
     AddNetRepairs(inc, net_here, v);
     add_edge_evidence();
-    v->action = "repair";
-    v->cause = "network";
-    v->stage = "net_diag";
-    v->summary = fmt::format("distributed errors point at {}; the network shows {}; repair it and restart.",
-                             fmt::join(names, " and "), net_here.front().what);
+    Decide(v, "repair", "network", "net_diag", fmt::format("distributed errors point at {}; the network shows {}; repair it and restart.",
+                             fmt::join(names, " and "), net_here.front().what));
     return true;
   }
 
@@ -150,23 +144,20 @@ bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, co
     v->isolate.push_back(entry);
   }
   add_edge_evidence();
-  v->action = "isolate";
-  v->stage = stage;
   if (stage == "dist_pair") {
-    v->cause = "network";
-    v->summary = fmt::format("distributed errors between exactly two hosts, {}; isolate both and restart.",
-                             fmt::join(names, " and "));
+    Decide(v, "isolate", "network", stage,
+           fmt::format("distributed errors between exactly two hosts, {}; isolate both and restart.",
+                       fmt::join(names, " and ")));
   } else {
-    v->cause = "hardware";
     std::set<Pair> pairs;
     for (const auto& e : edges) pairs.insert(Key(e));
-    v->summary = fmt::format(
-        "RootDiag: {}{} is the common endpoint of the failed connections ({} of {} host pairs); isolate it and "
-        "restart.",
-        names.front(), v->isolate.front().device.empty() ? "" : " (" + v->isolate.front().device + ")",
-        std::count_if(pairs.begin(), pairs.end(),
-                      [&](const Pair& p) { return p.first == located[0] || p.second == located[0]; }),
-        pairs.size());
+    Decide(v, "isolate", "hardware", stage,
+           fmt::format("RootDiag: {}{} is the common endpoint of the failed connections ({} of {} host pairs); "
+                       "isolate it and restart.",
+                       names.front(), v->isolate.front().device.empty() ? "" : " (" + v->isolate.front().device + ")",
+                       std::count_if(pairs.begin(), pairs.end(),
+                                     [&](const Pair& p) { return p.first == located[0] || p.second == located[0]; }),
+                       pairs.size()));
   }
   return true;
 }

@@ -70,23 +70,18 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
       v->evidence.push_back(EvidenceOf(*e));
       keys.insert(e->ev.rule_id);
     }
-    v->action = "repair";
-    v->cause = "config";
-    v->stage = "config_check";
-    v->summary = fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
-                             first_by_host.size());
+    Decide(v, "repair", "config", "config_check", fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
+                             first_by_host.size()));
     return true;
   }
   if (!user.empty() && NotLater(t_user, t_dist)) {
     const LocatedEvent* first = user.front();
-    v->action = "none";
-    v->cause = "user";
-    v->stage = "user_error";
     std::string what = first->ev.rule_id;
     if (auto exc = first->ev.Field("exc"); !exc.empty()) what = std::string(exc);
-    v->summary = fmt::format(
-        "the job failed on its own: {} on {}{}; nothing to isolate (the errors of the other ranks follow from it).",
-        what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : "");
+    Decide(v, "none", "user", "user_error",
+           fmt::format("the job failed on its own: {} on {}{}; nothing to isolate (the errors of the other ranks "
+                       "follow from it).",
+                       what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : ""));
     size_t k = 0;
     for (auto* e : user) {
       if (k++ >= kMaxEvidence) break;

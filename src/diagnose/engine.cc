@@ -11,9 +11,6 @@
 namespace aegis {
 
 void OfflineStage(const Incident& inc, Verdict* v) {
-  v->action = "offline";
-  v->cause = "unknown";
-  v->stage = "offline";
   v->offline = inc.job.hosts;
   // The errors that were seen, so that offline diagnosis starts from them.
   size_t k = 0;
@@ -32,7 +29,8 @@ void OfflineStage(const Incident& inc, Verdict* v) {
                             inc.bytes_scanned);
     v->evidence.push_back(none);
   }
-  v->summary = fmt::format("no runtime verdict; send the job's {} host(s) to offline diagnosis.", inc.job.hosts.size());
+  Decide(v, "offline", "unknown", "offline",
+         fmt::format("no runtime verdict; send the job's {} host(s) to offline diagnosis.", inc.job.hosts.size()));
 }
 
 Verdict DecideVerdict(const Incident& inc, const Catalog& catalog, const OutlierOptions& outliers) {

@@ -17,6 +17,13 @@ Evidence EvidenceOf(const LocatedEvent& e) {
   return ev;
 }
 
+void Decide(Verdict* v, std::string action, std::string cause, std::string stage, std::string summary) {
+  v->action = std::move(action);
+  v->cause = std::move(cause);
+  v->stage = std::move(stage);
+  v->summary = std::move(summary);
+}
+
 Evidence RecordEvidence(const CclRecord& r, std::string text, const char* rule) {
   Evidence e;
   e.host = r.host;

@@ -51,20 +51,14 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
         }
       }
     if (!v->isolate.empty() || !v->repair.empty()) {
-      v->action = v->isolate.empty() ? "repair" : "isolate";
-      v->cause = v->isolate.empty() ? "network" : "hardware";
-      v->stage = "metric_outlier";
-      v->summary = fmt::format("metric outliers: {} ({}) stays beyond the cluster for the whole window on {}; {} and "
+      Decide(v, v->isolate.empty() ? "repair" : "isolate", v->isolate.empty() ? "network" : "hardware", "metric_outlier", fmt::format("metric outliers: {} ({}) stays beyond the cluster for the whole window on {}; {} and "
                                "restart.",
                                a.abnormal.front().metric, DeviceOf(a.abnormal.front()), a.abnormal.front().host,
-                               v->isolate.empty() ? "repair it" : "isolate it");
+                               v->isolate.empty() ? "repair it" : "isolate it"));
       return true;
     }
   }
   if (!a.systemic.empty()) {
-    v->action = "none";
-    v->cause = "unknown";
-    v->stage = "metric_outlier";
     std::vector<std::string> names;
     for (const auto& s : a.systemic) {
       names.push_back(s.metric);
@@ -75,9 +69,10 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
                            options.robust ? "median" : "mean", s.before, s.after, s.out, s.series);
       v->evidence.push_back(e);
     }
-    v->summary = fmt::format("systemic: {} moved on all hosts together; no single host to blame (look at the job, the "
-                             "framework or a shared component).",
-                             fmt::join(names, ", "));
+    Decide(v, "none", "unknown", "metric_outlier",
+           fmt::format("systemic: {} moved on all hosts together; no single host to blame (look at the job, the "
+                       "framework or a shared component).",
+                       fmt::join(names, ", ")));
     return true;
   }
   return false;
@@ -85,16 +80,14 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
 
 bool NothingStandsOutStage(const Incident& inc, Verdict* v) {
   if (inc.metrics.empty() && inc.ccl.empty()) return false;  // nothing was compared: offline
-  v->action = "none";
-  v->cause = "unknown";
-  v->stage = inc.metrics.empty() ? "ccl_degradation" : "metric_outlier";
   Evidence e;
   e.file = inc.metrics.empty() ? "ccl" : "metrics";
   e.rule = "no-outlier";
   e.text = fmt::format("{} metric series and {} CCL records compared; none stays apart from the others",
                        inc.metrics.size(), inc.ccl.size());
   v->evidence.push_back(e);
-  v->summary = "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.";
+  Decide(v, "none", "unknown", inc.metrics.empty() ? "ccl_degradation" : "metric_outlier",
+         "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.");
   return true;
 }
 

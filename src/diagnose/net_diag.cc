@@ -214,13 +214,10 @@ std::vector<NetFinding> RunNetDiag(const Incident& inc) {
 bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v) {
   if (net.empty()) return false;
   AddNetRepairs(inc, net, v);
-  v->action = "repair";
-  v->cause = "network";
-  v->stage = "net_diag";
   std::vector<std::string> what;
   for (const auto& f : net)
     if (what.size() < 3) what.push_back(f.what);
-  v->summary = fmt::format("NetDiag: {}; repair and restart.", fmt::join(what, "; "));
+  Decide(v, "repair", "network", "net_diag", fmt::format("NetDiag: {}; repair and restart.", fmt::join(what, "; ")));
   return true;
 }
 

@@ -73,6 +73,8 @@ bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdi
 void OfflineStage(const Incident& inc, Verdict* v);
 
 // Shared helpers.
+// Sets what a stage decided; its isolate / repair entries and evidence it adds itself.
+void Decide(Verdict* v, std::string action, std::string cause, std::string stage, std::string summary);
 // The endpoint common to flows between CCL records (a record and its peer's, null when
 // the peer left none): the host on at least `share` of them, as a NIC when all its flows
 // ride one GPU's rail. nullopt when no host is common or it is not in the topology.
