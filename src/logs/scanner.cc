@@ -71,55 +71,30 @@ ScanStats Scanner::ScanFile(const std::string& path, const Sink& sink) {
 }
 
 ScanStats Scanner::ScanText(std::string_view text, const Sink& sink) {
-  ScanStats stats;
-  State st;
-  uint64_t line_no = 1;
-  // Same chunking as files, so that tests exercise the same paths.
+  // The same streaming path as files, fed from memory.
   size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = std::min(text.size(), pos + options_.chunk_bytes);
-    if (end < text.size()) {
-      size_t nl = text.rfind('\n', end - 1);
-      if (nl == std::string_view::npos || nl < pos) {
-        nl = text.find('\n', end);
-        if (nl == std::string_view::npos) nl = text.size() - 1;
-      }
-      end = nl + 1;
-    }
-    std::string_view part = text.substr(pos, end - pos);
-    std::string cut;
-    // Apply the same long-line cut as file scanning.
-    bool any_long = false;
-    for (size_t b = 0; b < part.size();) {
-      size_t e = part.find('\n', b);
-      if (e == std::string_view::npos) e = part.size();
-      if (e - b > options_.max_line_bytes) any_long = true;
-      b = e + 1;
-    }
-    if (any_long) {
-      for (size_t b = 0; b < part.size();) {
-        size_t e = part.find('\n', b);
-        if (e == std::string_view::npos) e = part.size();
-        size_t len = e - b;
-        if (len > options_.max_line_bytes) {
-          ++stats.cut_lines;
-          len = options_.max_line_bytes;
-        }
-        cut.append(part.substr(b, len));
-        if (e < part.size()) cut.push_back('\n');
-        b = e + 1;
-      }
-      part = cut;
-    }
-    line_no += ProcessBuffer(part, line_no, st, sink);
-    pos = end;
-  }
-  stats.bytes = text.size();
-  stats.lines = line_no - 1 + (!text.empty() && text.back() != '\n' ? 1 : 0);
-  return stats;
+  return ScanSource(
+      [&](char* dst, size_t max) {
+        const size_t n = std::min(max, text.size() - pos);
+        std::memcpy(dst, text.data() + pos, n);
+        pos += n;
+        return static_cast<ssize_t>(n);
+      },
+      sink);
 }
 
 ScanStats Scanner::ScanFd(int fd, const Sink& sink) {
+  return ScanSource(
+      [fd](char* dst, size_t max) {
+        ssize_t n;
+        do n = ::read(fd, dst, max);
+        while (n < 0 && errno == EINTR);
+        return n;
+      },
+      sink);
+}
+
+ScanStats Scanner::ScanSource(const Reader& read, const Sink& sink) {
   ScanStats stats;
   State st;
   std::string& buf = buffer_;
@@ -129,9 +104,8 @@ ScanStats Scanner::ScanFd(int fd, const Sink& sink) {
   uint64_t line_no = 1;
   bool last_byte_newline = true;
   while (true) {
-    ssize_t n = ::read(fd, buf.data() + filled, options_.chunk_bytes);
+    ssize_t n = read(buf.data() + filled, options_.chunk_bytes);
     if (n < 0) {
-      if (errno == EINTR) continue;
       stats.error = std::strerror(errno);
       break;
     }

@@ -5,6 +5,8 @@
 // Python tracebacks are folded into the event of the line that matched. Never throws on
 // file content. One Scanner per thread (it owns a Matcher scratch).
 #pragma once
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 
@@ -38,6 +40,9 @@ class Scanner {
 
  private:
   struct State;
+  // Reads up to n bytes into the buffer; 0 at the end, -1 with errno on an error.
+  using Reader = std::function<ssize_t(char*, size_t)>;
+  ScanStats ScanSource(const Reader& read, const Sink& sink);
   // Emits the events of `buf` (whole lines); returns the number of '\n' in it.
   uint64_t ProcessBuffer(std::string_view buf, uint64_t first_line_no, State& st, const Sink& sink);
 
