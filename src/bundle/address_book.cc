@@ -98,6 +98,7 @@ Place AddressBook::ResolvePeer(std::string_view text) const {
 }
 
 int AddressBook::NodeByName(std::string_view host) const {
+  if (int exact = topo_.FindNode(std::string(host)); exact >= 0) return exact;  // before any case folding
   if (auto it = by_name_.find(ToLower(host)); it != by_name_.end()) return it->second;
   if (auto it = by_name_.find(ShortName(host)); it != by_name_.end()) return it->second;
   return -1;

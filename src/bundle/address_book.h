@@ -32,7 +32,8 @@ class AddressBook {
   int NicByName(int node, std::string_view name) const;
   // Where a global rank of the job runs (job.ranks, else hosts[r / G], GPU r % G).
   Place ResolveRank(int rank) const;
-  // A host name as written in a log or a folder name (exact, then short-name match).
+  // A host name as written in a log or a folder name: exact, then ignoring case, then by
+  // short name.
   int NodeByName(std::string_view host) const;
 
   // "[10.1.3.201](http://10.1.3.201/)" -> "10.1.3.201"; "::ffff:10.0.0.1" -> "10.0.0.1".

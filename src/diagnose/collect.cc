@@ -296,9 +296,7 @@ Incident CollectIncident(const std::string& dir, const Matcher& matcher, const C
       inc.unreadable.push_back({job.rel, std::to_string(out.stats.cut_lines) + " lines longer than 1 MiB were cut"});
     if (out.dropped)
       inc.unreadable.push_back({job.rel, std::to_string(out.dropped) + " repeated events beyond the per-file cap not kept"});
-    int node = job.kind == SourceKind::kSwitch ? -1 : book.NodeByName(job.host);
-    if (job.kind != SourceKind::kSwitch && node >= 0 && inc.topology.nodes[static_cast<size_t>(node)].host != job.host)
-      node = inc.topology.FindNode(job.host) >= 0 ? inc.topology.FindNode(job.host) : node;
+    const int node = job.kind == SourceKind::kSwitch ? -1 : book.NodeByName(job.host);
     for (auto& ev : out.events) {
       LocatedEvent le;
       le.ev = std::move(ev);
