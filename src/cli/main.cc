@@ -3,6 +3,7 @@
 //   aegis classify [FILE...] [--json]     class of every log line (stdin without FILE)
 //   aegis rules check                     validate the rule set against its samples
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -12,6 +13,10 @@
 #include "rules/catalog.h"
 
 int main(int argc, char** argv) {
+  // `aegis ... | head` must end quietly, as other command-line tools do: killed by
+  // SIGPIPE (status 141), not an error message about a failed write. A parent that
+  // ignores SIGPIPE (some CI runners, daemons) would pass that on to us; undo it.
+  std::signal(SIGPIPE, SIG_DFL);
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
   std::vector<std::string> rule_dirs;
