@@ -13,7 +13,7 @@
 #include "bundle/bundle_reader.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "diagnose/engine.h"
+#include "engine/engine.h"
 #include "logs/scanner.h"
 #include "rules/self_test.h"
 

@@ -10,7 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "diagnose/engine.h"
+#include "engine/engine.h"
 #include "probe/fake_nccl.h"
 #include "test_util.h"
 

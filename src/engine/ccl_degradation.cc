@@ -14,7 +14,7 @@
 #include <map>
 #include <set>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

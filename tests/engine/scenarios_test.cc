@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "diagnose/engine.h"
+#include "engine/engine.h"
 #include "gen/scenarios.h"
 #include "test_util.h"
 

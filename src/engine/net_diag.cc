@@ -12,7 +12,7 @@
 #include <set>
 
 #include "common/text.h"
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "common/text.h"
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

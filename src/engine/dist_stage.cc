@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

@@ -9,7 +9,7 @@
 #include "bundle/address_book.h"
 #include "bundle/model.h"
 #include "ccl/record.h"
-#include "diagnose/verdict.h"
+#include "engine/verdict.h"
 #include "logs/event.h"
 #include "metrics/series.h"
 #include "match/matcher.h"

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
-#include "diagnose/verdict.h"
+#include "engine/verdict.h"
 
 namespace aegis {
 

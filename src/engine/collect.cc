@@ -10,7 +10,7 @@
 #include "ccl/reader.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "diagnose/incident.h"
+#include "engine/incident.h"
 #include "logs/scanner.h"
 #include "metrics/prom_reader.h"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "diagnose/incident.h"
-#include "diagnose/verdict.h"
+#include "engine/incident.h"
+#include "engine/verdict.h"
 #include "metrics/outliers.h"
 #include "rules/catalog.h"
 

@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 #include "metrics/outliers.h"
 
 namespace aegis {

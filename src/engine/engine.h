@@ -5,8 +5,8 @@
 #pragma once
 #include <string>
 
-#include "diagnose/incident.h"
-#include "diagnose/verdict.h"
+#include "engine/incident.h"
+#include "engine/verdict.h"
 #include "match/matcher.h"
 #include "metrics/outliers.h"
 #include "rules/catalog.h"

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bundle/bundle_reader.h"
-#include "diagnose/engine.h"
+#include "engine/engine.h"
 #include "gen/scenarios.h"
 #include "test_util.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <map>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 namespace aegis {
 

@@ -1,11 +1,11 @@
-#include "diagnose/engine.h"
+#include "engine/engine.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <ctime>
 
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 #include "metrics/prometheus_client.h"
 
 namespace aegis {

@@ -1,12 +1,12 @@
 // The stages of Algorithm 1 on small hand-made incidents: the decisions at their edges.
-#include "diagnose/stages.h"
+#include "engine/stages.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "bundle/bundle_reader.h"
-#include "diagnose/engine.h"
+#include "engine/engine.h"
 #include "test_util.h"
 
 namespace aegis {
