@@ -13,20 +13,8 @@ echo "== 1. scanning throughput, one core"
 "$build/aegis_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/scan.json" --benchmark_out_format=json | grep -E "median|^BM_ParseLinePrefix" || true
 
-echo "== 2. CCL probe: one proxy-step start/state/stop sequence (the per-request hot path)"
-"$build/aegis_probe_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-  --benchmark_out="$out/probe.json" --benchmark_out_format=json | grep -E "median" || true
-python3 - "$out/probe.json" <<'PY'
-import json, sys
-runs = {b["run_name"]: b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name") == "median"}
-for name, b in sorted(runs.items()):
-    threads = b.get("threads", 1)
-    per_thread_ns = b["real_time"] * threads  # real_time is per iteration across threads
-    # One work request per NCCL step; a 512 KiB step at 400 Gb/s takes 10.5 us on the wire.
-    step_ns = 512 * 1024 * 8 / 400e9 * 1e9
-    print(f"{name}: {per_thread_ns:.1f} ns per sequence per thread; "
-          f"{100 * per_thread_ns / step_ns:.2f}% of a 512 KiB step at 400 Gb/s")
-PY
+echo "== 2. CCL probe cost"
+scripts/bench-probe.sh "$build"
 
 echo "== 3. 1,250 hosts x 8 GPUs"
 big="$out/big-1250"
