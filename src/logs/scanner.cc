@@ -284,14 +284,11 @@ uint64_t Scanner::ProcessBuffer(std::string_view buf, uint64_t first_line_no, St
     }
     if (!std::isnan(ev.ts)) st.last_ts = ev.ts;
 
-    if (rule.class_from_xid) {
-      ev.rule_id = "xid-" + std::to_string(ev.xid);
-      if (const XidInfo* xi = matcher_.catalog().FindXid(ev.xid)) {
-        ev.line_class = xi->line_class;
-        ev.component = xi->component;
-      } else {
-        ev.line_class = LineClass::kHint;  // an Xid no catalogue entry explains: record it
-      }
+    if (rule.xid_table != Rule::XidTable::kNone) {
+      if (rule.xid_table == Rule::XidTable::kXid) ev.rule_id = "xid-" + std::to_string(ev.xid);
+      XidDecision d = matcher_.catalog().ClassifyXid(rule.xid_table, ev.xid, message, rule.line_class, rule.component);
+      ev.line_class = d.line_class;
+      ev.component = std::move(d.component);
     }
     std::string pci = NormalizePci(ev.Field("pci"));
     if (rule.inherit) {

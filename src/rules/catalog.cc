@@ -63,7 +63,7 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   if (r.id.empty()) throw CatalogError(where + ": rule without id");
   const std::string cls = Str(n, "class");
   if (cls == "xid") {
-    r.class_from_xid = true;
+    r.xid_table = Rule::XidTable::kXid;
   } else {
     try {
       r.line_class = LineClassFromString(cls);
@@ -228,6 +228,23 @@ const MetricSpec* Catalog::FindMetric(std::string_view name) const {
 const XidInfo* Catalog::FindXid(int xid) const {
   auto it = xids_.find(xid);
   return it == xids_.end() ? nullptr : &it->second;
+}
+
+XidDecision Catalog::ClassifyXid(Rule::XidTable table, int number, std::string_view /*message*/, LineClass fallback,
+                                 std::string_view fallback_component) const {
+  XidDecision d;
+  d.component = std::string(fallback_component);
+  if (table == Rule::XidTable::kXid) {
+    d.line_class = LineClass::kHint;
+    if (const XidInfo* xi = FindXid(number)) {
+      d.info = xi;
+      d.line_class = xi->line_class;
+      d.component = xi->component;
+    }
+    return d;
+  }
+  d.line_class = fallback;
+  return d;
 }
 
 }  // namespace aegis

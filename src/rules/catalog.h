@@ -23,7 +23,10 @@ LineClass LineClassFromString(std::string_view s);
 struct Rule {
   std::string id;
   LineClass line_class = LineClass::kNone;
-  bool class_from_xid = false;  // class "xid": the Xid catalogue decides class and component
+  // class "xid" / "sxid": the Xid (or NVSwitch SXid) catalogue decides class and
+  // component from the captured `xid` number and the message (Catalog::ClassifyXid).
+  enum class XidTable { kNone, kXid, kSxid };
+  XidTable xid_table = XidTable::kNone;
   std::string component;        // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, config, ...
   std::string pattern;          // RE2 syntax, matched against the message (prefixes stripped)
   std::string prefilter;        // optional cheaper pattern for the scanner; must match every line `pattern` does
@@ -66,6 +69,13 @@ struct MetricSpec {
   std::string reason;
 };
 
+// What the Xid or SXid catalogue says of one event.
+struct XidDecision {
+  LineClass line_class = LineClass::kHint;
+  std::string component;
+  const XidInfo* info = nullptr;  // the catalogue entry; nullptr when the number is unknown
+};
+
 class CatalogError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -86,6 +96,11 @@ class Catalog {
   const MetricSpec* FindMetric(std::string_view name) const;
   // nullptr when the Xid is not in the catalogue.
   const XidInfo* FindXid(int xid) const;
+  // The class of an Xid / SXid event with this number and message (the whole record, as
+  // the scanner folded it). An unknown number is a hint for Xids (recorded, never a
+  // cause) and keeps `fallback` (the matching rule's own class) for SXids.
+  XidDecision ClassifyXid(Rule::XidTable table, int number, std::string_view message, LineClass fallback,
+                          std::string_view fallback_component) const;
 
  private:
   std::vector<Rule> rules_;
