@@ -1,6 +1,6 @@
 // Fuzzes the bundle's JSON readers (topology.json, job.json, facts.json, CCL snapshots,
-// Prometheus query_range bodies) and the address book built from what they return: only
-// BundleError may escape, never a crash.
+// Prometheus query_range bodies) and the address book built from what they return: a
+// reader answers with a Status, never a crash or an exception.
 #include <cstdint>
 #include <string>
 
@@ -9,20 +9,22 @@
 #include "ccl/reader.h"
 #include "metrics/prom_reader.h"
 
+namespace {
+class Ignore : public aegis::Reporter {
+ public:
+  void Report(std::string_view, const aegis::Status&) override {}
+};
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  std::vector<std::string> problems;
-  aegis::Facts facts = aegis::ParseFacts(text, &problems);
+  Ignore ignore;
+  aegis::Facts facts;
+  (void)aegis::ParseFacts(text, &facts);
   aegis::Topology topo;
   aegis::Job job;
-  try {
-    topo = aegis::ParseTopology(text, &problems);
-  } catch (const aegis::BundleError&) {
-  }
-  try {
-    job = aegis::ParseJob(text, &problems);
-  } catch (const aegis::BundleError&) {
-  }
+  (void)aegis::ParseTopology(text, &topo, &ignore);
+  (void)aegis::ParseJob(text, &job, &ignore);
   aegis::AddressBook book(topo, job);
   for (const auto& [k, v] : facts) {
     book.ResolvePeer(v);

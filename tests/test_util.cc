@@ -5,6 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <gtest/gtest.h>
+
+#include "sources/bundle_source.h"
+
 namespace aegis::test {
 
 namespace fs = std::filesystem;
@@ -41,6 +45,13 @@ const Catalog& ShippedCatalog() {
 const Matcher& ShippedMatcher() {
   static const Matcher* m = new Matcher(ShippedCatalog());
   return *m;
+}
+
+Verdict Diagnose(const std::string& bundle_dir) {
+  Verdict v;
+  Status s = DiagnoseBundle(bundle_dir, ShippedMatcher(), {}, &v);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return v;
 }
 
 }  // namespace aegis::test

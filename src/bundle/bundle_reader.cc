@@ -1,6 +1,10 @@
 #include "bundle/bundle_reader.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -43,11 +47,15 @@ std::vector<std::string> GetStrings(const json& o, const char* key) {
   return out;
 }
 
-json ParseOrThrow(const std::string& text, const char* what) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw BundleError(std::string(what) + " is not valid JSON");
-  if (!j.is_object()) throw BundleError(std::string(what) + " is not a JSON object");
-  return j;
+Status ParseObject(std::string_view text, const char* what, json* out) {
+  *out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded()) return Status::InvalidArgument(std::string(what) + " is not valid JSON");
+  if (!out->is_object()) return Status::InvalidArgument(std::string(what) + " is not a JSON object");
+  return Status::Ok();
+}
+
+void Problem(Reporter* reporter, const char* where, std::string what) {
+  if (reporter) reporter->Report(where, Status::InvalidArgument(std::move(what)));
 }
 
 double GetTime(const json& o, const char* key) {
@@ -63,15 +71,17 @@ double GetTime(const json& o, const char* key) {
 
 }  // namespace
 
-Topology ParseTopology(const std::string& text, std::vector<std::string>* problems) {
-  json j = ParseOrThrow(text, "topology.json");
-  Topology t;
+Status ParseTopology(std::string_view text, Topology* out, Reporter* reporter) {
+  json j;
+  if (Status s = ParseObject(text, "topology.json", &j); !s.ok()) return s;
+  Topology& t = *out;
+  t = Topology();
   auto nodes = j.find("nodes");
-  if (nodes == j.end() || !nodes->is_array()) throw BundleError("topology.json has no \"nodes\" array");
+  if (nodes == j.end() || !nodes->is_array()) return Status::InvalidArgument("topology.json has no \"nodes\" array");
   for (size_t i = 0; i < nodes->size(); ++i) {
     const json& n = (*nodes)[i];
     if (!n.is_object() || GetString(n, "host").empty()) {
-      problems->push_back("topology.json: nodes[" + std::to_string(i) + "] has no host");
+      Problem(reporter, "topology.json", "nodes[" + std::to_string(i) + "] has no host");
       continue;
     }
     NodeInfo node;
@@ -103,7 +113,7 @@ Topology ParseTopology(const std::string& text, std::vector<std::string>* proble
       }
     }
     if (t.by_host.count(node.host)) {
-      problems->push_back("topology.json: host " + node.host + " listed twice");
+      Problem(reporter, "topology.json", "host " + node.host + " listed twice");
       continue;
     }
     t.by_host[node.host] = static_cast<int>(t.nodes.size());
@@ -120,17 +130,18 @@ Topology ParseTopology(const std::string& text, std::vector<std::string>* proble
       t.switches.push_back(info);
     }
   }
-  return t;
+  return Status::Ok();
 }
 
-Job ParseJob(const std::string& text, std::vector<std::string>* problems) {
-  json j = ParseOrThrow(text, "job.json");
-  Job job;
+Status ParseJob(std::string_view text, Job* out, Reporter* reporter) {
+  json j;
+  if (Status s = ParseObject(text, "job.json", &j); !s.ok()) return s;
+  Job& job = *out;
+  job = Job();
   job.id = GetString(j, "id");
-  if (std::string s = GetString(j, "state"); !s.empty()) job.state = s;
-  if (job.state != "failed" && job.state != "hung" && job.state != "slow") {
-    problems->push_back("job.json: unknown state '" + job.state + "', taken as failed");
-    job.state = "failed";
+  if (std::string s = GetString(j, "state"); !s.empty()) {
+    if (auto state = ParseJobState(s)) job.state = *state;
+    else Problem(reporter, "job.json", "unknown state '" + s + "', taken as failed");
   }
   job.started_at = GetTime(j, "started_at");
   job.ended_at = GetTime(j, "ended_at");
@@ -148,8 +159,8 @@ Job ParseJob(const std::string& text, std::vector<std::string>* problems) {
   if (auto it = j.find("iteration_seconds"); it != j.end() && it->is_array())
     for (const auto& v : *it)
       if (v.is_number()) job.iteration_seconds.push_back(v.get<double>());
-  if (job.hosts.empty()) problems->push_back("job.json: no hosts listed");
-  return job;
+  if (job.hosts.empty()) Problem(reporter, "job.json", "no hosts listed");
+  return Status::Ok();
 }
 
 namespace {
@@ -172,28 +183,40 @@ void Flatten(const json& j, const std::string& prefix, Facts* out) {
 }
 }  // namespace
 
-Facts ParseFacts(const std::string& text, std::vector<std::string>* problems) {
-  Facts f;
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    problems->push_back("not a valid JSON object");
-    return f;
-  }
-  Flatten(j, "", &f);
-  return f;
+Status ParseFacts(std::string_view text, Facts* out) {
+  json j;
+  if (Status s = ParseObject(text, "facts.json", &j); !s.ok()) return s;
+  out->clear();
+  Flatten(j, "", out);
+  return Status::Ok();
 }
 
-std::string ReadSmallFile(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw BundleError(path + ": cannot open");
-  std::string data;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    data.append(buf, static_cast<size_t>(in.gcount()));
-    if (data.size() > max_bytes) throw BundleError(path + ": larger than " + std::to_string(max_bytes >> 20) + " MiB");
+Status ReadSmallFile(const std::string& path, std::string* out, size_t max_bytes) {
+  out->clear();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    std::string msg = path + ": cannot open: " + std::strerror(err);
+    return err == ENOENT || err == ENOTDIR ? Status::NotFound(msg) : Status::IOError(msg);
   }
-  if (in.bad()) throw BundleError(path + ": read error");
-  return data;
+  char buf[65536];
+  Status result;
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      result = Status::IOError(path + ": read error: " + std::strerror(errno));
+      break;
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+    if (out->size() > max_bytes) {
+      result = Status::ResourceExhausted(path + ": larger than " + std::to_string(max_bytes >> 20) + " MiB");
+      break;
+    }
+  }
+  ::close(fd);
+  return result;
 }
 
 }  // namespace aegis

@@ -1,27 +1,24 @@
-// Reads the JSON files of an incident bundle (spec/bundle.md). Unknown fields are
-// ignored; a field of the wrong type is skipped and reported, never fatal. Only a missing
-// or unparsable topology.json / job.json makes a bundle unusable (BundleError).
+// Reads the JSON files of an incident bundle (docs/formats.md). Unknown fields are
+// ignored; a field of the wrong type is skipped and reported to the Reporter, never fatal.
+// A parser returns a non-ok Status only when the input cannot be used at all (not JSON,
+// not an object, no nodes array); then the output is left empty. Thread-safe.
 #pragma once
-#include <stdexcept>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "bundle/model.h"
+#include "common/status.h"
 
 namespace aegis {
 
-class BundleError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Each parser appends what it could not use to `problems` ("nodes[3].gpus: not an array").
-Topology ParseTopology(const std::string& json_text, std::vector<std::string>* problems);
-Job ParseJob(const std::string& json_text, std::vector<std::string>* problems);
+// `reporter` (may be null) hears what could not be used ("nodes[3] has no host").
+Status ParseTopology(std::string_view json_text, Topology* out, Reporter* reporter);
+Status ParseJob(std::string_view json_text, Job* out, Reporter* reporter);
 // facts.json: nested objects flatten to dotted keys; scalars become text ("true", "9000").
-Facts ParseFacts(const std::string& json_text, std::vector<std::string>* problems);
+Status ParseFacts(std::string_view json_text, Facts* out);
 
-// Reads a whole (small) file; throws BundleError with a clear message.
-std::string ReadSmallFile(const std::string& path, size_t max_bytes = 256u << 20);
+// Reads a whole (small) file. NotFound when it does not exist, IOError when it cannot be
+// read, ResourceExhausted past max_bytes.
+Status ReadSmallFile(const std::string& path, std::string* out, size_t max_bytes = 256u << 20);
 
 }  // namespace aegis

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/vocabulary.h"
+
 namespace aegis {
 
 struct GpuInfo {
@@ -53,7 +55,7 @@ struct RankInfo {
 
 struct Job {
   std::string id;
-  std::string state = "failed";  // failed | hung | slow
+  JobState state = JobState::kFailed;
   double started_at = NAN;
   double ended_at = NAN;
   std::vector<std::string> hosts;

@@ -147,7 +147,7 @@ CclFileStats ReadCclFile(const std::string& path, const std::string& rel, const 
   simdjson::padded_string data;
   if (simdjson::padded_string::load(path).get(data)) {
     CclFileStats stats;
-    stats.error = "cannot read";
+    stats.status = Status::IOError(rel + ": cannot read");
     return stats;
   }
   return ReadPadded(data, rel, host, newest);

@@ -9,12 +9,13 @@
 #include <utility>
 
 #include "ccl/record.h"
+#include "common/status.h"
 
 namespace aegis {
 
 struct CclFileStats {
   uint64_t lines = 0, bad_lines = 0;
-  std::string error;  // could not read the file
+  Status status;  // not ok: the file could not be read at all
 };
 
 // Adds the file's records to `newest` ((comm, rank) -> record) where they are newer.

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bundle/address_book.h"
-#include "bundle/bundle_reader.h"
 #include "common/text.h"
 #include "common/time.h"
 #include "engine/engine.h"
+#include "sources/bundle_source.h"
 #include "logs/scanner.h"
 #include "rules/self_test.h"
 
@@ -21,17 +21,15 @@ namespace aegis {
 
 int RunDiagnose(const DiagnoseArgs& args, const Matcher& matcher) {
   Verdict v;
-  try {
-    DiagnoseOptions o;
-    o.threads = args.threads;
-    o.prometheus_url = args.prometheus;
-    o.prometheus_step = args.step_s;
-    o.outliers.window_s = args.window_s;
-    o.outliers.min_sustained_s = args.min_sustained_s;
-    o.outliers.robust = !args.classic_outliers;
-    v = Diagnose(args.bundle, matcher, o);
-  } catch (const BundleError& e) {
-    std::fprintf(stderr, "aegis: cannot use bundle: %s\n", e.what());
+  DiagnoseOptions o;
+  o.threads = args.threads;
+  o.prometheus_url = args.prometheus;
+  o.prometheus_step = args.step_s;
+  o.decide.outliers.window_s = args.window_s;
+  o.decide.outliers.min_sustained_s = args.min_sustained_s;
+  o.decide.outliers.robust = !args.classic_outliers;
+  if (Status s = DiagnoseBundle(args.bundle, matcher, o, &v); !s.ok()) {
+    std::fprintf(stderr, "aegis: cannot use bundle: %s\n", s.message().c_str());
     return 2;
   }
   std::string out = args.json ? VerdictToJson(v) + "\n" : VerdictToText(v);
@@ -58,7 +56,7 @@ nlohmann::json PeerOf(const LogEvent& ev) {
 void ClassifyOne(int fd, const std::string& name, bool multi, bool json, Scanner& scanner) {
   std::map<uint64_t, LogEvent> by_line;  // first line of each folded record -> event
   ScanStats stats = scanner.ScanFd(fd, [&](LogEvent&& ev) { by_line.emplace(ev.first_line, std::move(ev)); });
-  if (!stats.error.empty()) std::fprintf(stderr, "aegis: %s: %s\n", name.c_str(), stats.error.c_str());
+  if (!stats.status.ok()) std::fprintf(stderr, "aegis: %s: %s\n", name.c_str(), stats.status.message().c_str());
   auto it = by_line.begin();
   std::string out;
   size_t counts[6] = {0, 0, 0, 0, 0, 0};
@@ -73,7 +71,7 @@ void ClassifyOne(int fd, const std::string& name, bool multi, bool json, Scanner
       j["line"] = line;
       j["class"] = std::string(ToString(cls));
       j["rule"] = ev && cls != LineClass::kNone ? nlohmann::json(ev->rule_id) : nlohmann::json(nullptr);
-      j["component"] = ev && cls != LineClass::kNone ? nlohmann::json(ev->component) : nlohmann::json(nullptr);
+      j["component"] = ev && cls != LineClass::kNone ? nlohmann::json(ToString(ev->component)) : nlohmann::json(nullptr);
       j["xid"] = ev && ev->xid >= 0 ? nlohmann::json(ev->xid) : nlohmann::json(nullptr);
       j["device"] = ev ? DeviceOf(*ev) : nlohmann::json(nullptr);
       j["peer"] = ev ? PeerOf(*ev) : nlohmann::json(nullptr);

@@ -79,7 +79,8 @@ std::optional<double> ReadClock(std::string_view s, size_t* pos) {
 
 }  // namespace
 
-std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed) {
+std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed, bool* zoned) {
+  if (zoned) *zoned = false;
   int y, mo, d;
   if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &mo) || s[7] != '-' ||
       !Digits(s, 8, 2, &d))
@@ -95,6 +96,7 @@ std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed) {
   if (q < s.size() && s[q] == ' ' && q + 1 < s.size() && (s[q + 1] == '+' || s[q + 1] == '-')) ++q;
   if (q < s.size() && (s[q] == 'Z' || s[q] == 'z')) {
     p = q + 1;
+    if (zoned) *zoned = true;
   } else if (q < s.size() && (s[q] == '+' || s[q] == '-')) {
     int zh, zm = 0;
     if (Digits(s, q + 1, 2, &zh)) {
@@ -104,6 +106,7 @@ std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed) {
       const double off = (zh * 3600.0 + zm * 60.0) * (s[q] == '-' ? -1 : 1);
       t -= off;
       p = r;
+      if (zoned) *zoned = true;
     }
   }
   if (consumed) *consumed = p;

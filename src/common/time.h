@@ -14,8 +14,9 @@ int MonthFromAbbrev(std::string_view s);
 int YearOf(double epoch_seconds);
 
 // "2026-11-30T10:11:12", "2026-11-30 10:11:12.123", with ",123" fractions and a zone
-// "Z", "+00:00", "+0800" or " +08:00". On success *consumed is the length read.
-std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed = nullptr);
+// "Z", "+00:00", "+0800" or " +08:00". On success *consumed is the length read and *zoned
+// says whether a zone was given (without one the time is local, taken as UTC).
+std::optional<double> ParseIsoTime(std::string_view s, size_t* consumed = nullptr, bool* zoned = nullptr);
 // "Nov 30 10:11:12" (syslog, no year: `year` is used), *consumed as above.
 std::optional<double> ParseSyslogTime(std::string_view s, int year, size_t* consumed = nullptr);
 // "Mon Nov 30 10:11:12 2026" (dmesg -T, ctime).

@@ -25,6 +25,9 @@ constexpr double kBeta = 1.5;
 constexpr size_t kMinCollectives = 3;   // a single noisy sample is no straggler
 constexpr double kPersistent = 0.6;     // share of its collectives where it was early
 constexpr double kEndpointShare = 0.6;
+// Waiting means waiting clearly: a GPU whose durations in a healthy communicator sit at
+// the mean plus noise (ratio 1.01) is not excused as "waiting there".
+constexpr double kWaitMargin = 1.1;
 
 std::string GpuKey(const CclRecord& r) {
   return r.host + "/" + std::to_string(r.pid) + "/" + (r.gpu >= 0 ? std::to_string(r.gpu) : r.comm + ":" + std::to_string(r.rank));
@@ -72,7 +75,7 @@ bool ComputeStraggler(const Incident& inc, const std::map<std::string, std::vect
     const Candidate* best = nullptr;
     Candidate c;
     for (const auto& [comm, r] : comms) {
-      if (r.Mean() > 1.0) waits_somewhere = true;
+      if (r.total >= kMinCollectives && r.Mean() > kWaitMargin) waits_somewhere = true;
       if (r.total >= kMinCollectives && r.early >= kPersistent * static_cast<double>(r.total) &&
           (!best || r.Mean() < c.ratio)) {
         c = {gpu, comm, r.Mean(), r};
@@ -86,7 +89,7 @@ bool ComputeStraggler(const Incident& inc, const std::map<std::string, std::vect
   for (const auto& c : found) {
     const CclRecord& r = *any_record[c.gpu];
     if (inc.topology.FindNode(r.host) < 0) continue;
-    v->isolate.push_back({r.host, "gpu", GpuDevice(r.gpu)});
+    v->isolate.push_back({r.host, Component::kGpu, GpuDevice(r.gpu)});
     v->evidence.push_back(RecordEvidence(
         r,
         fmt::format("{} rank {} in comm {}: shortest wait in {} of {} collectives, TD {:.2f} x the mean (alpha {})",
@@ -95,9 +98,16 @@ bool ComputeStraggler(const Incident& inc, const std::map<std::string, std::vect
         "ccl-td-straggler"));
   }
   if (v->isolate.empty()) return false;
-  Decide(v, "isolate", "hardware", "ccl_degradation", fmt::format("compute straggler: {} of {} arrives late at its collectives (TD {:.2f} x its peers'); "
-                           "isolate it and restart.",
-                           v->isolate.front().device, v->isolate.front().host, found.front().ratio));
+  const Candidate& best = found.front();
+  const double persistence = static_cast<double>(best.r.early) / static_cast<double>(best.r.total);
+  Decide(v, Action::kIsolate, Cause::kHardware, Stage::kCclDegradation,
+         fmt::format("compute straggler: {} of {} arrives late at its collectives (TD {:.2f} x its peers'); "
+                     "isolate it and restart.",
+                     v->isolate.front().device, v->isolate.front().host, best.ratio),
+         Support(persistence * (found.size() == 1 ? 1.0 : 0.7),
+                 fmt::format("shortest wait in {} of {} collectives (TD {:.2f} x the mean, alpha {}); {} straggler(s) "
+                             "among {} GPUs",
+                             best.r.early, best.r.total, best.ratio, kAlpha, found.size(), ratios.size())));
   return true;
 }
 
@@ -133,7 +143,8 @@ bool CommDegraded(const Incident& inc, const std::map<std::string, std::vector<c
   if (slow.empty() || slow.size() * 2 > flows) return false;  // most flows slow: systemic
   std::vector<std::pair<const CclRecord*, const CclRecord*>> pairs;
   for (const auto& s : slow) pairs.push_back({s.a, s.b});
-  auto common = CommonFlowEndpoint(inc, pairs, kEndpointShare);
+  double share = 0;
+  auto common = CommonFlowEndpoint(inc, pairs, kEndpointShare, &share);
   if (!common) return false;
   const IsolateEntry entry = *common;
   const std::string& host = entry.host;
@@ -148,9 +159,11 @@ bool CommDegraded(const Incident& inc, const std::map<std::string, std::vector<c
                                                      s.mean, kBeta),
                                          "ccl-slow-flow"));
   }
-  Decide(v, "isolate", "hardware", "ccl_degradation", fmt::format("communication degraded: {}{} is the common endpoint of {} slow flow(s); isolate it and "
-                           "restart.",
-                           host, entry.device.empty() ? "" : " (" + entry.device + ")", slow.size()));
+  Decide(v, Action::kIsolate, Cause::kHardware, Stage::kCclDegradation,
+         fmt::format("communication degraded: {}{} is the common endpoint of {} slow flow(s); isolate it and "
+                     "restart.",
+                     host, entry.device.empty() ? "" : " (" + entry.device + ")", slow.size()),
+         Support(share, fmt::format("{} on {:.0f}% of {} slow flow(s) out of {}", host, 100 * share, slow.size(), flows)));
   return true;
 }
 

@@ -81,7 +81,7 @@ bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<c
     if (std::none_of(v->isolate.begin(), v->isolate.end(), [&](const IsolateEntry& e) {
           return e.host == r.host && e.device == GpuDevice(r.gpu);
         }))
-      v->isolate.push_back({r.host, "gpu", GpuDevice(r.gpu)});
+      v->isolate.push_back({r.host, Component::kGpu, GpuDevice(r.gpu)});
     hosts.insert(r.host);
     for (auto* rec : by_proc[p])
       if (v->evidence.size() < kMaxEvidence)
@@ -100,10 +100,16 @@ bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<c
       break;
     }
   const CclRecord& first = *lag_record[roots.front()];
-  Decide(v, "isolate", "hardware", "ccl_compute",
+  // One root among many waiting ranks is the clearest picture; every extra root halves it.
+  const size_t waiting = lag.size() - roots.size();
+  Decide(v, Action::kIsolate, Cause::kHardware, Stage::kCclCompute,
          fmt::format("compute fault: {} stopped launching collectives ({}); isolate {} and restart.",
                      first.gpu >= 0 ? GpuDevice(first.gpu) + " of " + first.host : first.host, lag[roots.front()],
-                     fmt::join(hosts, ", ")));
+                     fmt::join(hosts, ", ")),
+         Support(0.95 / static_cast<double>(roots.size()),
+                 fmt::format("{} rank(s) behind with nothing in flight, {} behind but waiting in another collective, {} "
+                             "processes in all",
+                             roots.size(), waiting, by_proc.size())));
   return true;
 }
 
@@ -125,7 +131,8 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
   if (stuck.empty()) return false;
   std::vector<std::pair<const CclRecord*, const CclRecord*>> pairs;
   for (const auto& s : stuck) pairs.push_back({s.a, s.b});
-  const auto common = CommonFlowEndpoint(inc, pairs, kEndpointShare);
+  double share = 0;
+  const auto common = CommonFlowEndpoint(inc, pairs, kEndpointShare, &share);
   auto describe = [](const Stuck& s) {
     return fmt::format("comm {} rank {} ({}) {} peer rank {}{}: posted {}, completed {}", s.a->comm, s.a->rank, s.a->host,
                        s.n->send ? "send to" : "recv from", s.n->peer, s.b ? " (" + s.b->host + ")" : "", s.n->posted,
@@ -145,8 +152,11 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
     AddNetRepairs(inc, here, v);
     for (size_t i = 0; i < stuck.size() && i < 4; ++i)
       v->evidence.push_back(RecordEvidence(*stuck[i].a, describe(stuck[i]), "ccl-stuck-requests"));
-    Decide(v, "repair", "network", "net_diag", fmt::format("communication fault with no common endpoint; the network shows {}; repair and restart.",
-                             here.front().what));
+    Decide(v, Action::kRepair, Cause::kNetwork, Stage::kNetDiag,
+           fmt::format("communication fault with no common endpoint; the network shows {}; repair and restart.",
+                       here.front().what),
+           Support(here.front().support, fmt::format("{} stuck request pair(s) with no common endpoint; {}",
+                                                     stuck.size(), here.front().what)));
     return true;
   }
   const IsolateEntry& entry = *common;
@@ -161,15 +171,21 @@ bool CommFault(const Incident& inc, const std::map<std::string, std::vector<cons
       v->evidence.push_back(RecordEvidence(*s.a, describe(s), "ccl-stuck-requests"));
   if (!here.empty()) {
     AddNetRepairs(inc, here, v);
-    Decide(v, "repair", "network", "net_diag", fmt::format("communication fault at {}: requests posted and never completed; the network shows {}; "
-                             "repair and restart.",
-                             leader, here.front().what));
+    Decide(v, Action::kRepair, Cause::kNetwork, Stage::kNetDiag,
+           fmt::format("communication fault at {}: requests posted and never completed; the network shows {}; "
+                       "repair and restart.",
+                       leader, here.front().what),
+           Support(std::max(share, here.front().support),
+                   fmt::format("{} on {:.0f}% of {} stuck request pair(s); the network confirms it", leader, 100 * share,
+                               stuck.size())));
     return true;
   }
   v->isolate.push_back(entry);
-  Decide(v, "isolate", "hardware", "ccl_comm", fmt::format("communication fault: {}{} is the common endpoint of {} stuck request pair(s) (posted, never "
-                           "completed); isolate it and restart.",
-                           leader, entry.device.empty() ? "" : " (" + entry.device + ")", stuck.size()));
+  Decide(v, Action::kIsolate, Cause::kHardware, Stage::kCclComm,
+         fmt::format("communication fault: {}{} is the common endpoint of {} stuck request pair(s) (posted, never "
+                     "completed); isolate it and restart.",
+                     leader, entry.device.empty() ? "" : " (" + entry.device + ")", stuck.size()),
+         Support(share, fmt::format("{} on {:.0f}% of {} stuck request pair(s)", leader, 100 * share, stuck.size())));
   return true;
 }
 

@@ -77,7 +77,11 @@ std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& ca
           auto it = inc.facts.at(h).find(key);
           if (it == inc.facts.at(h).end()) continue;
           ++with_value;
-          if (!Allowed(c, it->second)) bad.push_back({h, key, it->second, ExpectedText(c), c.id, c.reason});
+          if (!Allowed(c, it->second)) bad.push_back({h, key, it->second, ExpectedText(c), c.id, c.reason, 0, 0});
+        }
+        for (auto& f : bad) {
+          f.hosts_compared = with_value;
+          f.hosts_differing = bad.size();
         }
         auto& dest = bad.size() == with_value && with_value > 1 ? everywhere : out;
         dest.insert(dest.end(), bad.begin(), bad.end());
@@ -98,12 +102,14 @@ std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& ca
       if (majority->second.size() * 2 <= with_value) {
         // No majority (e.g. two hosts that disagree): every host is suspect.
         for (const auto& [value, hs] : hosts_by_value)
-          for (const auto& h : hs) out.push_back({h, key, value, "the same value on every host", c.id, c.reason});
+          for (const auto& h : hs)
+            out.push_back({h, key, value, "the same value on every host", c.id, c.reason, with_value, with_value});
         continue;
       }
+      const size_t odd = with_value - majority->second.size();
       for (const auto& [value, hs] : hosts_by_value)
         if (value != majority->first)
-          for (const auto& h : hs) out.push_back({h, key, value, majority->first, c.id, c.reason});
+          for (const auto& h : hs) out.push_back({h, key, value, majority->first, c.id, c.reason, with_value, odd});
     }
   }
   return out.empty() ? everywhere : out;
@@ -118,9 +124,15 @@ bool ConfigCheckStage(const Incident& inc, const std::vector<ConfigFinding>& con
     std::string s = fmt::format("{} {}={}", f.host, f.key, f.value.empty() ? "(absent)" : f.value);
     if (std::find(what.begin(), what.end(), s) == what.end() && what.size() < 4) what.push_back(s);
   }
-  Decide(v, "repair", "config", "config_check",
+  // The odd host out of many that agree is the clearest finding; hosts that disagree with
+  // no majority, or an expectation missed everywhere, say less about what broke this job.
+  const ConfigFinding& f = config.front();
+  const double odd_share = f.hosts_compared ? static_cast<double>(f.hosts_differing) / f.hosts_compared : 1.0;
+  const double score = f.hosts_compared >= 3 && odd_share <= 0.34 ? 0.9 : odd_share < 1.0 ? 0.7 : 0.5;
+  Decide(v, Action::kRepair, Cause::kConfig, Stage::kConfigCheck,
          fmt::format("no node proven bad; ConfigCheck found {} ({} finding(s)); repair and restart.",
-                     fmt::join(what, "; "), config.size()));
+                     fmt::join(what, "; "), config.size()),
+         Support(score, fmt::format("{} of {} host(s) differ on {}", f.hosts_differing, f.hosts_compared, f.key)));
   (void)inc;
   return true;
 }

@@ -14,22 +14,19 @@ namespace {
 constexpr size_t kEvidencePerHost = 4;
 constexpr uint64_t kUserExplainsLines = 10;  // NCCL prints the wrapped CUDA error right after
 
-bool IsHardware(const std::string& component) {
-  return component != "link" && component != "switch_port" && component != "config" && component != "job";
-}
-
 std::string Describe(const LocatedEvent& e) {
   if (e.ev.xid >= 0 && e.ev.rule_id.rfind("xid-", 0) == 0) return fmt::format("Xid {}", e.ev.xid);
   return e.ev.rule_id;
 }
 
 std::string DeviceName(const Incident& inc, int node, const LocatedEvent& e) {
-  const std::string& c = e.ev.component;
-  if (e.gpu >= 0 && (c == "gpu" || c == "nvlink" || c == "pcie")) return GpuDevice(e.gpu);
-  if (c == "gpu" || c == "nvlink") return {};
-  if (e.nic >= 0) return inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(e.nic)].name;
+  const Component c = e.ev.component;
+  const bool gpu_side = c == Component::kGpu || c == Component::kNvlink;
+  if (e.gpu >= 0 && (gpu_side || c == Component::kPcie)) return GpuDevice(e.gpu);
+  if (gpu_side) return {};
+  if (e.nic >= 0) return NicDevice(inc, node, e.nic);
   if (auto nic = e.ev.Field("nic"); !nic.empty()) return std::string(nic);
-  if (auto pci = e.ev.Field("pci"); !pci.empty() && c == "pcie") return std::string(pci);
+  if (auto pci = e.ev.Field("pci"); !pci.empty() && c == Component::kPcie) return std::string(pci);
   return {};
 }
 
@@ -38,7 +35,7 @@ std::string DeviceName(const Incident& inc, int node, const LocatedEvent& e) {
 bool ExplainedByLink(const std::vector<const LocatedEvent*>& list, const NetFinding* link) {
   if (!link) return false;
   for (auto* e : list)
-    if (e->ev.component != "nic" && e->ev.component != "link") return false;
+    if (e->ev.component != Component::kNic && e->ev.component != Component::kLink) return false;
   return true;
 }
 
@@ -61,7 +58,7 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
   std::map<int, std::vector<const LocatedEvent*>> by_node;
   for (const auto& e : inc.events) {
     if (e.ev.line_class != LineClass::kCritical || e.source == SourceKind::kSwitch) continue;
-    if (!inc.InScope(e.node) || explained(e)) continue;
+    if (e.history || !inc.InScope(e.node) || explained(e)) continue;
     by_node[e.node].push_back(&e);
   }
   if (by_node.empty()) return false;
@@ -72,13 +69,13 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
     // Lines with their own time first: a time inherited from a neighbour is only a lower
     // bound (an untimed CUDA error may well follow the kernel's Xid).
     std::sort(list.begin(), list.end(), [](auto* a, auto* b) {
-      if (a->ev.ts_reliable != b->ev.ts_reliable) return a->ev.ts_reliable;
+      if (a->ev.ts_exact != b->ev.ts_exact) return a->ev.ts_exact;
       return EarlierEvent(*a, *b);
     });
     for (const auto& f : net)
       if (f.node == node && !f.port.empty()) link_of[node] = &f;
     const bool link = ExplainedByLink(list, link_of.count(node) ? link_of[node] : nullptr);
-    for (auto* e : list) any_hardware |= IsHardware(e->ev.component) && !link;
+    for (auto* e : list) any_hardware |= IsHostHardware(e->ev.component) && !link;
     if (!link) link_of.erase(node);
   }
   std::vector<std::string> parts;
@@ -88,7 +85,7 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
     const LocatedEvent* primary = nullptr;
     const bool link = link_of.count(node) > 0;
     for (auto* e : list)
-      if ((IsHardware(e->ev.component) && !link) == any_hardware) {
+      if ((IsHostHardware(e->ev.component) && !link) == any_hardware) {
         primary = e;
         break;
       }
@@ -101,15 +98,15 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
       // The device: a GPU named by any line of that component (a PCIe fatal error is first
       // reported by the upstream port, then by the GPU behind it), else the first name.
       for (auto* e : list)
-        if (e->ev.component == entry.component && e->gpu >= 0 && entry.component != "nic") {
+        if (e->ev.component == entry.component && e->gpu >= 0 && entry.component != Component::kNic) {
           entry.device = DeviceName(inc, node, *e);
           break;
         }
       for (auto* e : list)
         if (entry.device.empty() && e->ev.component == entry.component) entry.device = DeviceName(inc, node, *e);
       v->isolate.push_back(entry);
-      parts.push_back(fmt::format("{} of {} ({})", entry.device.empty() ? entry.component : entry.device, host,
-                                  Describe(*primary)));
+      parts.push_back(fmt::format("{} of {} ({})", entry.device.empty() ? ToString(entry.component) : entry.device,
+                                  host, Describe(*primary)));
     } else {
       if (link) {
         const NetFinding& f = *link_of[node];
@@ -120,7 +117,7 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
       }
       RepairEntry r;
       r.host = host;
-      r.component = "link";
+      r.component = Component::kLink;
       const NodeInfo& n = inc.topology.nodes[static_cast<size_t>(node)];
       if (primary->nic >= 0) {
         const NicInfo& nic = n.nics[static_cast<size_t>(primary->nic)];
@@ -136,15 +133,24 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
       v->evidence.push_back(EvidenceOf(*e));
     }
   }
+  // A critical line proves its own host bad. Critical lines on many hosts at once are
+  // still each a fault, but a shared cause (power, a driver or firmware push) is then as
+  // likely as many failed devices: said in the confidence.
+  size_t lines = 0;
+  for (const auto& [node, list] : by_node) lines += list.size();
+  const size_t hosts_hit = by_node.size();
+  const double score = hosts_hit <= 2 ? 0.95 : hosts_hit <= 4 ? 0.7 : 0.5;
+  Confidence c = Support(score, fmt::format("{} critical line(s) on {} host(s) within the job's time window{}", lines,
+                                            hosts_hit, hosts_hit > 2 ? "; several hosts at once: a shared cause is possible" : ""));
   if (any_hardware) {
     std::string hosts;
     for (const auto& i : v->isolate) hosts += (hosts.empty() ? "" : ", ") + i.host;
-    Decide(v, "isolate", "hardware", "critical_error",
-           fmt::format("critical error on {}; isolate {} and restart.", fmt::join(parts, "; "), hosts));
+    Decide(v, Action::kIsolate, Cause::kHardware, Stage::kCriticalError,
+           fmt::format("critical error on {}; isolate {} and restart.", fmt::join(parts, "; "), hosts), std::move(c));
   } else {
     // When the switch's view decided it is the link, NetDiag made the decision.
-    Decide(v, "repair", "network", link_of.empty() ? "critical_error" : "net_diag",
-           fmt::format("link failure: {}; repair it and restart.", fmt::join(parts, "; ")));
+    Decide(v, Action::kRepair, Cause::kNetwork, link_of.empty() ? Stage::kCriticalError : Stage::kNetDiag,
+           fmt::format("link failure: {}; repair it and restart.", fmt::join(parts, "; ")), std::move(c));
   }
   return true;
 }

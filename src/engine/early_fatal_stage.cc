@@ -26,20 +26,26 @@ constexpr size_t kMaxEvidence = 8;
 double Earliest(const std::vector<const LocatedEvent*>& list, bool exact_only) {
   double t = INFINITY;
   for (auto* e : list)
-    if (!std::isnan(e->ev.ts) && (e->ev.ts_reliable || !exact_only)) t = std::min(t, e->ev.ts);
+    if (!std::isnan(e->ev.ts) && (e->ev.ts_exact || !exact_only)) t = std::min(t, e->ev.ts);
   return t;
 }
 
 // `a` is not clearly later than `b` (unknown times never count as later).
 bool NotLater(double a, double b) { return std::isinf(a) || std::isinf(b) || a <= b + kSlackSeconds; }
 
+// For the confidence's basis: how the first fatal line stands against the distributed errors.
+std::string Before(double t, double t_dist) {
+  if (std::isinf(t_dist)) return "no distributed error with its own time";
+  if (std::isinf(t)) return "its time unknown";
+  return fmt::format("{:.1f} s before the first distributed error with its own time", t_dist - t);
+}
+
 }  // namespace
 
 bool EarlyFatalStage(const Incident& inc, Verdict* v) {
   std::vector<const LocatedEvent*> config, user, dist;
   for (const auto& e : inc.events) {
-    if (e.source == SourceKind::kSwitch) continue;
-    if (e.node >= 0 && !inc.InScope(e.node)) continue;
+    if (e.source == SourceKind::kSwitch || !inc.MayCause(e)) continue;
     switch (e.ev.line_class) {
       case LineClass::kConfig: config.push_back(&e); break;
       case LineClass::kUser: user.push_back(&e); break;
@@ -64,24 +70,33 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
     for (const auto& [host, e] : first_by_host) {
       RepairEntry r;
       r.host = HostOf(inc, e->node);
-      r.component = "config";
+      r.component = Component::kConfig;
       r.key = e->ev.config_key;
       v->repair.push_back(r);
       v->evidence.push_back(EvidenceOf(*e));
       keys.insert(e->ev.rule_id);
     }
-    Decide(v, "repair", "config", "config_check", fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
-                             first_by_host.size()));
+    Decide(v, Action::kRepair, Cause::kConfig, Stage::kConfigCheck,
+           fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
+                       first_by_host.size()),
+           Support(std::isinf(t_dist) ? 0.8 : 0.85,
+                   fmt::format("{} configuration error line(s) on {} host(s), {}", config.size(), first_by_host.size(),
+                               Before(t_config, t_dist))));
     return true;
   }
   if (!user.empty() && NotLater(t_user, t_dist)) {
     const LocatedEvent* first = user.front();
     std::string what = first->ev.rule_id;
     if (auto exc = first->ev.Field("exc"); !exc.empty()) what = std::string(exc);
-    Decide(v, "none", "user", "user_error",
+    // Clearly first (its own time, well before the first distributed error that has its
+    // own) is strong; merely "not later" is medium.
+    const bool clear = first->ev.ts_exact && !std::isinf(t_dist) && t_user + kSlackSeconds < t_dist;
+    Decide(v, Action::kNone, Cause::kUser, Stage::kUserError,
            fmt::format("the job failed on its own: {} on {}{}; nothing to isolate (the errors of the other ranks "
                        "follow from it).",
-                       what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : ""));
+                       what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : ""),
+           Support(clear || std::isinf(t_dist) ? 0.85 : 0.6,
+                   fmt::format("{} job error line(s), {}", user.size(), Before(t_user, t_dist))));
     size_t k = 0;
     for (auto* e : user) {
       if (k++ >= kMaxEvidence) break;

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -17,11 +18,20 @@ Evidence EvidenceOf(const LocatedEvent& e) {
   return ev;
 }
 
-void Decide(Verdict* v, std::string action, std::string cause, std::string stage, std::string summary) {
-  v->action = std::move(action);
-  v->cause = std::move(cause);
-  v->stage = std::move(stage);
+void Decide(Verdict* v, Action action, Cause cause, Stage stage, std::string summary, Confidence confidence) {
+  v->action = action;
+  v->cause = cause;
+  v->stage = stage;
   v->summary = std::move(summary);
+  v->confidence = std::move(confidence);
+}
+
+Confidence Support(double score, std::string basis) {
+  Confidence c;
+  c.score = std::clamp(score, 0.0, 1.0);
+  c.level = c.score >= 0.75 ? Strength::kHigh : c.score >= 0.45 ? Strength::kMedium : Strength::kLow;
+  c.basis = std::move(basis);
+  return c;
 }
 
 Evidence RecordEvidence(const CclRecord& r, std::string text, const char* rule) {
@@ -45,7 +55,7 @@ int NicOfRail(const Incident& inc, int node, int gpu) {
 
 std::optional<IsolateEntry> CommonFlowEndpoint(const Incident& inc,
                                                const std::vector<std::pair<const CclRecord*, const CclRecord*>>& flows,
-                                               double share) {
+                                               double share, double* votes_share) {
   std::map<std::string, int> votes;
   std::map<std::string, std::map<int, int>> gpu_votes;
   for (const auto& [a, b] : flows) {
@@ -60,16 +70,23 @@ std::optional<IsolateEntry> CommonFlowEndpoint(const Incident& inc,
   if (!host) return std::nullopt;
   const int node = inc.topology.FindNode(*host);
   if (node < 0) return std::nullopt;
-  IsolateEntry entry{*host, "host", ""};
+  if (votes_share) *votes_share = static_cast<double>(votes[*host]) / static_cast<double>(flows.size());
+  IsolateEntry entry{*host, Component::kHost, ""};
   if (gpu_votes[*host].size() == 1)
     if (const int nic = NicOfRail(inc, node, gpu_votes[*host].begin()->first); nic >= 0) {
-      entry.component = "nic";
-      entry.device = inc.topology.nodes[static_cast<size_t>(node)].nics[static_cast<size_t>(nic)].name;
+      entry.component = Component::kNic;
+      entry.device = NicDevice(inc, node, nic);
     }
   return entry;
 }
 
 std::string GpuDevice(int gpu) { return gpu >= 0 ? "gpu" + std::to_string(gpu) : std::string(); }
+
+std::string NicDevice(const Incident& inc, int node, int nic) {
+  if (node < 0 || nic < 0 || static_cast<size_t>(node) >= inc.topology.nodes.size()) return {};
+  const auto& nics = inc.topology.nodes[static_cast<size_t>(node)].nics;
+  return static_cast<size_t>(nic) < nics.size() ? nics[static_cast<size_t>(nic)].name : std::string();
+}
 
 std::string HostOf(const Incident& inc, int node) {
   return node >= 0 && static_cast<size_t>(node) < inc.topology.nodes.size()
@@ -89,7 +106,7 @@ void AddRepairs(const std::vector<ConfigFinding>& findings, Verdict* v) {
   for (const auto& f : findings) {
     RepairEntry r;
     r.host = f.host;
-    r.component = "config";
+    r.component = Component::kConfig;
     r.key = f.key;
     r.value = f.value;
     r.expected = f.expected;
@@ -109,9 +126,7 @@ void AddNetRepairs(const Incident& inc, const std::vector<NetFinding>& findings,
     RepairEntry r;
     r.host = HostOf(inc, f.node);
     r.component = f.component;
-    r.device = !f.port.empty() ? f.port
-               : f.nic >= 0    ? inc.topology.nodes[static_cast<size_t>(f.node)].nics[static_cast<size_t>(f.nic)].name
-                               : std::string();
+    r.device = !f.port.empty() ? f.port : NicDevice(inc, f.node, f.nic);
     r.switch_name = f.switch_name;
     v->repair.push_back(r);
     for (const auto& e : f.evidence) v->evidence.push_back(e);

@@ -3,6 +3,7 @@
 // a metric that moved on every host at once is systemic and blames nobody.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -13,10 +14,14 @@ namespace aegis {
 
 namespace {
 
+Component ComponentOf(const MetricFinding& f) { return ParseComponent(f.component).value_or(Component::kHost); }
+
 std::string DeviceOf(const MetricFinding& f) {
   if (f.device.empty()) return {};
   const bool numeric = f.device.find_first_not_of("0123456789") == std::string::npos;
-  return numeric && (f.component == "gpu" || f.component == "nvlink" || f.component == "pcie") ? "gpu" + f.device : f.device;
+  const Component c = ComponentOf(f);
+  return numeric && (c == Component::kGpu || c == Component::kNvlink || c == Component::kPcie) ? "gpu" + f.device
+                                                                                                : f.device;
 }
 
 }  // namespace
@@ -36,8 +41,8 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
       for (auto* f : list) {
         const std::string device = DeviceOf(*f);
         if (seen.insert({host, f->component + "/" + device}).second) {
-          if (f->component == "link") v->repair.push_back({host, "link", "", device, "", "", ""});
-          else v->isolate.push_back({host, f->component, device});
+          if (ComponentOf(*f) == Component::kLink) v->repair.push_back({host, Component::kLink, "", device, "", "", ""});
+          else v->isolate.push_back({host, ComponentOf(*f), device});
         }
         if (v->evidence.size() < 10) {
           Evidence e;
@@ -51,10 +56,18 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
         }
       }
     if (!v->isolate.empty() || !v->repair.empty()) {
-      Decide(v, v->isolate.empty() ? "repair" : "isolate", v->isolate.empty() ? "network" : "hardware", "metric_outlier", fmt::format("metric outliers: {} ({}) stays beyond the cluster for the whole window on {}; {} and "
-                               "restart.",
-                               a.abnormal.front().metric, DeviceOf(a.abnormal.front()), a.abnormal.front().host,
-                               v->isolate.empty() ? "repair it" : "isolate it"));
+      // How far the first finding stands from the rest, in spreads (k is the threshold).
+      const MetricFinding& f = a.abnormal.front();
+      const double distance = f.spread > 0 ? std::abs(f.value - f.center) / f.spread : options.k * 2;
+      const size_t hosts = by_host.size();
+      Decide(v, v->isolate.empty() ? Action::kRepair : Action::kIsolate,
+             v->isolate.empty() ? Cause::kNetwork : Cause::kHardware, Stage::kMetricOutlier,
+             fmt::format("metric outliers: {} ({}) stays beyond the cluster for the whole window on {}; {} and "
+                         "restart.",
+                         f.metric, DeviceOf(f), f.host, v->isolate.empty() ? "repair it" : "isolate it"),
+             Support((hosts == 1 ? 0.85 : 0.6) * std::min(1.0, distance / (2 * options.k)),
+                     fmt::format("{} {:.1f} spreads from the cluster's center for {:.0f} s; {} host(s) stand out",
+                                 f.metric, distance, f.duration_s, hosts)));
       return true;
     }
   }
@@ -69,10 +82,11 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
                            options.robust ? "median" : "mean", s.before, s.after, s.out, s.series);
       v->evidence.push_back(e);
     }
-    Decide(v, "none", "unknown", "metric_outlier",
+    Decide(v, Action::kNone, Cause::kUnknown, Stage::kMetricOutlier,
            fmt::format("systemic: {} moved on all hosts together; no single host to blame (look at the job, the "
                        "framework or a shared component).",
-                       fmt::join(names, ", ")));
+                       fmt::join(names, ", ")),
+           Support(0.6, fmt::format("{} metric(s) moved on every host together", names.size())));
     return true;
   }
   return false;
@@ -86,8 +100,9 @@ bool NothingStandsOutStage(const Incident& inc, Verdict* v) {
   e.text = fmt::format("{} metric series and {} CCL records compared; none stays apart from the others",
                        inc.metrics.size(), inc.ccl.size());
   v->evidence.push_back(e);
-  Decide(v, "none", "unknown", inc.metrics.empty() ? "ccl_degradation" : "metric_outlier",
-         "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.");
+  Decide(v, Action::kNone, Cause::kUnknown, inc.metrics.empty() ? Stage::kCclDegradation : Stage::kMetricOutlier,
+         "the job is slow but no host stands out (no sustained outlier, no straggler); nothing to isolate.",
+         Support(0.5, e.text));
   return true;
 }
 

@@ -64,7 +64,7 @@ void SwitchFindings(const Incident& inc, std::vector<NetFinding>* out) {
     if (port.empty()) continue;
     PortState& st = ports[{e.host, port}];
     if (e.ev.rule_id == "switch-port-up") ++st.ups;
-    else if (e.ev.component == "switch_port") ++st.downs;
+    else if (e.ev.component == Component::kSwitchPort) ++st.downs;
     else if (e.ev.line_class == LineClass::kCritical) ++st.errors;
     else continue;
     st.events.push_back(&e);
@@ -78,8 +78,9 @@ void SwitchFindings(const Incident& inc, std::vector<NetFinding>* out) {
       f.nic = ref.nic;
       f.port = ref.port;
       f.switch_name = ref.switch_name;
-      f.component = st.downs > 0 ? "switch_port" : "link";
-      const std::string nic = inc.topology.nodes[static_cast<size_t>(ref.node)].nics[static_cast<size_t>(ref.nic)].name;
+      f.component = st.downs > 0 ? Component::kSwitchPort : Component::kLink;
+      f.support = 0.9;  // the switch's own record of the port
+      const std::string nic = NicDevice(inc, ref.node, ref.nic);
       if (st.downs > 0 && st.ups > 0)
         f.what = fmt::format("port {} of {} flapping ({} down, {} up) on {}'s {}", ref.port, ref.switch_name, st.downs,
                              st.ups, HostOf(inc, ref.node), nic);
@@ -101,7 +102,7 @@ struct Endpoint {
 
 void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
   if (inc.probes.empty()) return;
-  AddressBook book(inc.topology, inc.job);
+  const AddressBook& book = *inc.book;
   // Median p99 per probe size, for latency outliers.
   std::map<int, std::vector<double>> p99_by_size;
   for (const auto& p : inc.probes)
@@ -168,9 +169,9 @@ void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
     NetFinding f;
     f.node = ep.node;
     f.nic = ep.nic;
-    f.component = "link";
+    f.component = Component::kLink;
     const NodeInfo& node = inc.topology.nodes[static_cast<size_t>(ep.node)];
-    std::string nic_name = ep.nic >= 0 ? node.nics[static_cast<size_t>(ep.nic)].name : "";
+    std::string nic_name = NicDevice(inc, ep.node, ep.nic);
     if (ep.nic >= 0) {
       const NicInfo& nic = node.nics[static_cast<size_t>(ep.nic)];
       if (!nic.ports.empty()) f.port = nic.ports[0];
@@ -198,6 +199,7 @@ void ProbeFindings(const Incident& inc, std::vector<NetFinding>* out) {
     }
     f.what = fmt::format("{} on {} path(s) through {}{}", kind, paths_here, node.host,
                          nic_name.empty() ? "" : " " + nic_name);
+    f.support = bad.size() == 1 ? 0.5 : static_cast<double>(paths_here) / static_cast<double>(bad.size());
     out->push_back(std::move(f));
   }
 }
@@ -217,7 +219,11 @@ bool NetDiagStage(const Incident& inc, const std::vector<NetFinding>& net, Verdi
   std::vector<std::string> what;
   for (const auto& f : net)
     if (what.size() < 3) what.push_back(f.what);
-  Decide(v, "repair", "network", "net_diag", fmt::format("NetDiag: {}; repair and restart.", fmt::join(what, "; ")));
+  double support = 0;
+  for (const auto& f : net) support = std::max(support, f.support);
+  Decide(v, Action::kRepair, Cause::kNetwork, Stage::kNetDiag,
+         fmt::format("NetDiag: {}; repair and restart.", fmt::join(what, "; ")),
+         Support(support, fmt::format("{} network finding(s): {}", net.size(), what.front())));
   return true;
 }
 

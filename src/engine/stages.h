@@ -1,6 +1,7 @@
-// The stages of Algorithm 1 (AEGIS.md section 1), each a small function over the
-// collected Incident. A stage that decides fills the Verdict and returns true; the
-// order in which engine.cc calls them is the algorithm.
+// The stages of the algorithm (docs/algorithm.md), each a small function over an
+// Incident. A stage that decides fills the Verdict (action, cause, stage, what to isolate
+// or repair, evidence and how strong it is) and returns true; the order in which
+// engine.cc calls them is the algorithm.
 #pragma once
 #include <map>
 #include <optional>
@@ -14,11 +15,6 @@
 
 namespace aegis {
 
-
-// 2. The earliest fatal lines are configuration errors (repair them) or the job's own
-//    (user-error gate: action none) rather than distributed errors that follow them.
-bool EarlyFatalStage(const Incident& inc, Verdict* v);
-
 // ConfigCheck over facts.json: the odd host out of "agree" keys, and unexpected values.
 struct ConfigFinding {
   std::string host;
@@ -27,6 +23,8 @@ struct ConfigFinding {
   std::string expected;
   std::string check;
   std::string reason;
+  size_t hosts_compared = 0;  // hosts that report the key
+  size_t hosts_differing = 0; // hosts this finding's check marks for the key
 };
 std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& catalog);
 
@@ -34,17 +32,23 @@ std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& ca
 struct NetFinding {
   int node = -1;
   int nic = -1;
-  std::string component;  // switch_port (down, flap) or link (CRC, optics, loss, latency)
+  Component component = Component::kLink;  // switch_port (down, flap) or link (CRC, optics, loss, latency)
   std::string port;       // switch port, when known
   std::string switch_name;
   std::string what;       // one line for the summary
+  double support = 0;     // in [0, 1]: 0.9 for the switch's own port events, the path share for probes
   std::vector<Evidence> evidence;
 };
 std::vector<NetFinding> RunNetDiag(const Incident& inc);
 
-// 1. Any job host with a critical line: isolate it. A link fault (a NIC that lost its
-//    link while NetDiag saw its switch port go down) is a repair of the port.
+// 1. Any job host with a critical line on the job's time window: isolate it. A link
+//    fault (a NIC that lost its link while NetDiag saw its switch port go down) is a
+//    repair of the port.
 bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
+
+// 2. The earliest fatal lines are configuration errors (repair them) or the job's own
+//    (user-error gate: action none) rather than distributed errors that follow them.
+bool EarlyFatalStage(const Incident& inc, Verdict* v);
 
 // 2b. Process-aware diagnosis from CCL counters (hangs and failures): a compute fault
 //    (the rank behind in launches with nothing in flight) or a communication fault (the
@@ -60,10 +64,22 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
 // A slow job where counters or metrics were compared and no host stood out: action none.
 bool NothingStandsOutStage(const Incident& inc, Verdict* v);
 
-// 3. DistErrors: two hosts -> isolate both; more -> RootDiag's common endpoint. ConfigCheck
-//    and NetDiag findings on the located hosts turn the isolation into a repair.
-bool DistStage(const Incident& inc, const std::vector<ConfigFinding>& config, const std::vector<NetFinding>& net,
-               Verdict* v);
+// 3. DistErrors: each line that names a remote endpoint is an edge. Two hosts -> both;
+//    more -> RootDiag's common endpoint. The candidate says how strong its support is
+//    (independent reporters, share of the host pairs): only strong support may outrank
+//    the specific findings of ConfigCheck and NetDiag elsewhere in the job.
+struct DistCandidate {
+  Stage stage = Stage::kRootDiag;  // dist_pair or root_diag
+  std::vector<int> located;        // topology nodes
+  size_t reporters = 0;            // distinct hosts that printed an edge touching the located host(s)
+  size_t pairs = 0, pairs_located = 0;  // distinct host pairs, and those touching the located host(s)
+  bool early_only = false;         // found only among the earliest edges
+  Confidence confidence;
+};
+std::optional<DistCandidate> FindDistCandidate(const Incident& inc);
+// Applies it: a ConfigCheck or NetDiag finding on a located host turns isolation into repair.
+bool DistStage(const Incident& inc, const DistCandidate& candidate, const std::vector<ConfigFinding>& config,
+               const std::vector<NetFinding>& net, Verdict* v);
 
 // 4. No pattern: ConfigCheck, then NetDiag.
 bool ConfigCheckStage(const Incident& inc, const std::vector<ConfigFinding>& config, Verdict* v);
@@ -74,13 +90,16 @@ void OfflineStage(const Incident& inc, Verdict* v);
 
 // Shared helpers.
 // Sets what a stage decided; its isolate / repair entries and evidence it adds itself.
-void Decide(Verdict* v, std::string action, std::string cause, std::string stage, std::string summary);
+void Decide(Verdict* v, Action action, Cause cause, Stage stage, std::string summary, Confidence confidence);
+// A confidence whose level follows from the score: high from 0.75, medium from 0.45.
+Confidence Support(double score, std::string basis);
 // The endpoint common to flows between CCL records (a record and its peer's, null when
 // the peer left none): the host on at least `share` of them, as a NIC when all its flows
 // ride one GPU's rail. nullopt when no host is common or it is not in the topology.
+// *votes_share (optional) receives the share of flows touching it.
 std::optional<IsolateEntry> CommonFlowEndpoint(const Incident& inc,
                                                const std::vector<std::pair<const CclRecord*, const CclRecord*>>& flows,
-                                               double share);
+                                               double share, double* votes_share = nullptr);
 // Evidence that is a CCL counter: the snapshot line it was read from.
 Evidence RecordEvidence(const CclRecord& r, std::string text, const char* rule);
 // The NIC of `node` on the rail of GPU `gpu` (rail-optimised fabrics: rail = GPU index),
@@ -107,7 +126,10 @@ std::optional<Key> ClearLeader(const std::map<Key, int>& votes, double share, do
 }
 
 Evidence EvidenceOf(const LocatedEvent& e);
-std::string GpuDevice(int gpu);  // "gpu3", "" for -1
+// The one way a device is named in verdicts: "gpu3" for GPU 3 ("" for -1), a NIC by its
+// topology name ("mlx5_2"), a switch port as the switch prints it.
+std::string GpuDevice(int gpu);
+std::string NicDevice(const Incident& inc, int node, int nic);
 std::string HostOf(const Incident& inc, int node);
 // Earliest first; events without a time keep their file order after timed ones.
 bool EarlierEvent(const LocatedEvent& a, const LocatedEvent& b);

@@ -1,24 +1,27 @@
-// The output of a diagnosis (spec/verdict.md): the decision, what to isolate or repair,
-// and the evidence behind it. Rendered as JSON (one object) or for a person.
+// The output of a diagnosis (docs/formats.md, "Verdict"): the decision, what to isolate
+// or repair, the evidence behind it and how strong that evidence is. Rendered as JSON
+// (one object) or for a person. Plain data.
 #pragma once
 #include <string>
 #include <vector>
+
+#include "common/vocabulary.h"
 
 namespace aegis {
 
 struct IsolateEntry {
   std::string host;
-  std::string component;  // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, ...
-  std::string device;     // gpu3, mlx5_2, ... ; empty when unknown
+  Component component = Component::kHost;
+  std::string device;  // gpu3, mlx5_2, ... ; empty when unknown
 };
 
 struct RepairEntry {
   std::string host;
-  std::string component;  // config, link, switch_port, nic
-  std::string key;        // config: the facts key
-  std::string device;     // link / switch_port: the port ("Ethernet8") or NIC
-  std::string value;      // config: what the host has
-  std::string expected;   // config: what the others have / what is required
+  Component component = Component::kConfig;  // config, link, switch_port, nic
+  std::string key;          // config: the facts key
+  std::string device;       // link / switch_port: the port ("Ethernet8") or NIC
+  std::string value;        // config: what the host has
+  std::string expected;     // config: what the others have / what is required
   std::string switch_name;  // link / switch_port: the switch of the port
 };
 
@@ -35,22 +38,35 @@ struct UnreadableFile {
   std::string reason;
 };
 
+// How much supports the decision: a level, a score in [0, 1] and, for people, what was
+// counted (independent reporters, share of edges, distance from the rest).
+struct Confidence {
+  Strength level = Strength::kLow;
+  double score = 0;
+  std::string basis;
+};
+
 struct Verdict {
   std::string job;
-  std::string kind = "failure";  // failure | hang | degradation
-  std::string action = "offline";  // isolate | repair | offline | none
-  std::string cause = "unknown";   // hardware | network | config | user | unknown
-  std::string stage = "offline";
+  Kind kind = Kind::kFailure;
+  Action action = Action::kOffline;
+  Cause cause = Cause::kUnknown;
+  Stage stage = Stage::kOffline;
   std::vector<IsolateEntry> isolate;
   std::vector<RepairEntry> repair;
   std::vector<std::string> offline;
   std::vector<Evidence> evidence;
+  // Critical lines of the job's hosts from outside the job's time window (kernel logs keep
+  // history since boot): shown, and a reason to check the host before delivery, but never
+  // a cause of this job's failure.
+  std::vector<Evidence> history;
   std::vector<std::string> missing;
-  std::vector<UnreadableFile> unreadable;  // extension: files read only in part, and why
+  std::vector<UnreadableFile> unreadable;  // files read only in part, and why
+  Confidence confidence;
   std::string summary;
 };
 
-// Exactly one JSON object (spec/verdict.md), valid UTF-8, no trailing newline.
+// Exactly one JSON object (docs/formats.md), valid UTF-8, no trailing newline.
 std::string VerdictToJson(const Verdict& v);
 // For a person: the decision first, then the evidence with file:line, then what was missing.
 std::string VerdictToText(const Verdict& v);

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
@@ -12,19 +14,19 @@ std::string VerdictToJson(const Verdict& v) {
   json j;
   j["format"] = 1;
   j["job"] = v.job;
-  j["kind"] = v.kind;
-  j["action"] = v.action;
-  j["cause"] = v.cause;
-  j["stage"] = v.stage;
+  j["kind"] = ToString(v.kind);
+  j["action"] = ToString(v.action);
+  j["cause"] = ToString(v.cause);
+  j["stage"] = ToString(v.stage);
   j["isolate"] = json::array();
   for (const auto& e : v.isolate) {
-    json o = {{"host", e.host}, {"component", e.component}};
+    json o = {{"host", e.host}, {"component", ToString(e.component)}};
     o["device"] = e.device.empty() ? json(nullptr) : json(e.device);
     j["isolate"].push_back(o);
   }
   j["repair"] = json::array();
   for (const auto& r : v.repair) {
-    json o = {{"host", r.host}, {"component", r.component}};
+    json o = {{"host", r.host}, {"component", ToString(r.component)}};
     if (!r.key.empty()) o["key"] = r.key;
     if (!r.device.empty()) o["device"] = r.device;
     if (!r.switch_name.empty()) o["switch"] = r.switch_name;
@@ -33,31 +35,40 @@ std::string VerdictToJson(const Verdict& v) {
     j["repair"].push_back(o);
   }
   j["offline"] = v.offline;
-  j["evidence"] = json::array();
-  for (const auto& e : v.evidence)
-    j["evidence"].push_back(
-        {{"host", e.host}, {"file", e.file}, {"line", e.line}, {"rule", e.rule}, {"text", SanitizeForOutput(e.text)}});
+  auto evidence = [](const std::vector<Evidence>& list) {
+    json a = json::array();
+    for (const auto& e : list)
+      a.push_back({{"host", e.host}, {"file", e.file}, {"line", e.line}, {"rule", e.rule}, {"text", SanitizeForOutput(e.text)}});
+    return a;
+  };
+  j["evidence"] = evidence(v.evidence);
   j["missing"] = v.missing;
   if (!v.unreadable.empty()) {
     j["unreadable"] = json::array();
     for (const auto& u : v.unreadable) j["unreadable"].push_back({{"file", u.file}, {"reason", u.reason}});
   }
+  j["confidence"] = {{"level", ToString(v.confidence.level)},
+                     {"score", std::round(v.confidence.score * 100) / 100},
+                     {"basis", v.confidence.basis}};
+  if (!v.history.empty()) j["history"] = evidence(v.history);
   j["summary"] = v.summary;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string VerdictToText(const Verdict& v) {
   std::string out;
-  const char* verb = v.action == "isolate"   ? "ISOLATE"
-                     : v.action == "repair"  ? "REPAIR"
-                     : v.action == "none"    ? "NOTHING TO ISOLATE"
-                                             : "OFFLINE DIAGNOSIS";
+  const char* verb = v.action == Action::kIsolate  ? "ISOLATE"
+                     : v.action == Action::kRepair ? "REPAIR"
+                     : v.action == Action::kNone   ? "NOTHING TO ISOLATE"
+                                                   : "OFFLINE DIAGNOSIS";
   out += fmt::format("{}: {}\n", verb, v.summary);
-  out += fmt::format("  job {} ({}), cause: {}, decided by: {}\n", v.job.empty() ? "?" : v.job, v.kind, v.cause, v.stage);
+  out += fmt::format("  job {} ({}), cause: {}, decided by: {}, confidence: {} ({})\n", v.job.empty() ? "?" : v.job,
+                     ToString(v.kind), ToString(v.cause), ToString(v.stage), ToString(v.confidence.level),
+                     v.confidence.basis);
   for (const auto& e : v.isolate)
-    out += fmt::format("  isolate {}  {}{}\n", e.host, e.component, e.device.empty() ? "" : " " + e.device);
+    out += fmt::format("  isolate {}  {}{}\n", e.host, ToString(e.component), e.device.empty() ? "" : " " + e.device);
   for (const auto& r : v.repair) {
-    out += fmt::format("  repair  {}  {}", r.host, r.component);
+    out += fmt::format("  repair  {}  {}", r.host, ToString(r.component));
     if (!r.key.empty()) out += " " + r.key;
     if (!r.device.empty()) out += " " + r.device;
     if (!r.switch_name.empty()) out += " on " + r.switch_name;
@@ -77,6 +88,11 @@ std::string VerdictToText(const Verdict& v) {
       std::string where = e.line > 0 ? fmt::format("{}:{}", e.file, e.line) : e.file;
       out += fmt::format("  {}  [{}]\n      {}\n", where, e.rule, SanitizeForOutput(e.text, 300));
     }
+  }
+  if (!v.history.empty()) {
+    out += "\nHistory (outside the job's time window; not a cause, check these hosts before reuse):\n";
+    for (const auto& e : v.history)
+      out += fmt::format("  {}:{}  [{}]\n      {}\n", e.file, e.line, e.rule, SanitizeForOutput(e.text, 300));
   }
   if (!v.missing.empty()) {
     out += fmt::format("\nMissing ({}):", v.missing.size());

@@ -8,21 +8,26 @@
 #include <utility>
 #include <vector>
 
+#include "common/vocabulary.h"
 #include "rules/catalog.h"
 
 namespace aegis {
 
 struct LogEvent {
-  uint32_t rule = 0;            // index into Catalog::rules()
+  uint32_t rule = 0;            // index into Catalog::rules() of the catalogue that classified it
   std::string rule_id;          // the rule's id, or "xid-N" for Xids
   LineClass line_class = LineClass::kNone;
-  std::string component;
+  Component component = Component::kHost;
   uint64_t line = 0;            // 1-based line that matched
   uint64_t first_line = 0;      // first and last line of the folded record
   uint64_t last_line = 0;
   uint64_t traceback_line = 0;  // "Traceback (most recent call last):" that led here, 0 if none
-  double ts = NAN;              // epoch seconds; NaN when no time could be given
-  bool ts_reliable = false;     // time read on this line or at most 2 lines above it (else only a lower bound)
+  // Time, epoch seconds; NaN when none could be given. Exact when read on the record
+  // itself; otherwise inherited from an earlier line, which makes it only a lower bound of
+  // the true time (an untimed line may be printed long after the last timed one).
+  double ts = NAN;
+  bool ts_exact = false;
+  bool ts_zoned = false;        // the time carried a zone; else local time read as UTC (hours off)
   int rank = -1;                // launcher rank tag of the line, or a captured rank
   int nccl_device = -1;         // CUDA device from NCCL's own line header
   int xid = -1;

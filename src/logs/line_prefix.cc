@@ -64,13 +64,17 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out) {
     size_t q = 0;
     bool bracket = r[0] == '[';
     if (bracket) q = 1;
-    if (auto t = ParseIsoTime(r.substr(q), &used)) {
+    bool zoned = false;
+    if (auto t = ParseIsoTime(r.substr(q), &used, &zoned)) {
       q += used;
       if (bracket) {
         if (q < r.size() && r[q] == ']') ++q;
         else return p;
       }
-      if (std::isnan(out->ts)) out->ts = *t;
+      if (std::isnan(out->ts)) {
+        out->ts = *t;
+        out->zoned = zoned;
+      }
       if (q < r.size() && r[q] == ':') ++q;
       // journalctl -o short-iso: "<time> host kernel: msg"
       if (size_t h = SyslogHostTag(r, q); h && !bracket) {
@@ -140,7 +144,10 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out) {
   }
   // Syslog "Nov 30 10:11:12 host tag:".
   if (auto t = ParseSyslogTime(r, year, &used)) {
-    if (std::isnan(out->ts)) out->ts = *t;
+    if (std::isnan(out->ts)) {
+      out->ts = *t;
+      out->yearless = true;
+    }
     size_t q = used;
     if (size_t h = SyslogHostTag(r, q)) q += h;
     return p + q;
@@ -207,6 +214,7 @@ void ReadGlogTime(std::string_view m, int year, LinePrefix* out) {
   }
   out->ts = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400.0 + hh * 3600.0 +
             mm * 60.0 + ss + frac;
+  out->yearless = true;
 }
 
 // NCCL's own header "host:pid:tid [dev] NCCL ..." (the device is the process's CUDA index).

@@ -12,6 +12,8 @@ namespace aegis {
 struct LinePrefix {
   size_t message_offset = 0;  // the message is line.substr(message_offset)
   double ts = NAN;            // absolute time (epoch seconds) when the line carries one
+  bool zoned = false;         // ts came with a time zone (else it is local time, read as UTC)
+  bool yearless = false;      // ts came without a year (syslog, glog): `year` completed it
   double uptime = NAN;        // kernel uptime "[ 8421.113902]" when present
   int rank = -1;              // launcher rank tag ("[rank3]:", "[default3]:", "3: ", "[1,3]<stdout>:")
   int nccl_device = -1;       // CUDA device of an NCCL line "host:pid:tid [dev] NCCL ..."

@@ -1,56 +1,103 @@
-// Log scanner: streams one log file (or any readable fd) in fixed-size chunks through the
-// Matcher and emits a LogEvent for every line a rule confirms. Memory stays bounded by
-// the chunk size whatever the file size; a line longer than max_line_bytes is cut (its
-// head is still matched) and counted. Continued kernel messages (indented lines) and
-// Python tracebacks are folded into the event of the line that matched. Never throws on
-// file content. One Scanner per thread (it owns a Matcher scratch).
+// Log scanning. A LogStream reads one log as its bytes arrive (a whole file at once, or a
+// followed file in small appends) and emits a LogEvent for every record a rule confirms,
+// exactly once, in line order, whatever the sizes of the pieces it is fed. It keeps what
+// a record needs from before the piece (a look-back window for folding continued kernel
+// messages and Python tracebacks, for times inherited from earlier lines; the learnt boot
+// time; the last event per device) and holds back the last record until the next line
+// shows it complete (or Flush). Memory stays bounded (chunk, look-back and line limits);
+// a line longer than max_line_bytes is cut (its head is still matched) and counted.
+// Never throws on content. Thread-compatible: one LogStream per thread.
+// Scanner reads whole files through a LogStream it reuses (one per thread).
 #pragma once
 #include <sys/types.h>
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 
+#include "common/status.h"
 #include "logs/event.h"
 #include "match/matcher.h"
 
 namespace aegis {
 
 struct ScanOptions {
-  int year = 1970;                       // for timestamps without a year
-  size_t chunk_bytes = 4u << 20;         // read size; also the look-back window for folding
-  size_t max_line_bytes = 1u << 20;      // longer lines are cut to this many bytes
+  int year = 1970;                    // for timestamps without a year
+  double ref_time = NAN;              // when known: a yearless time more than half a year after it is last year's
+  size_t chunk_bytes = 4u << 20;      // most bytes matched in one pass
+  size_t max_line_bytes = 1u << 20;   // longer lines are cut to this many bytes
+  size_t lookback_bytes = 64u << 10;  // kept from before a piece, for folding and inherited times
 };
 
 struct ScanStats {
   uint64_t bytes = 0;
   uint64_t lines = 0;
   uint64_t cut_lines = 0;  // lines longer than max_line_bytes
-  std::string error;       // I/O error, empty when the whole input was read
+  Status status;           // an I/O error; ok when the whole input was read
 };
 
-class Scanner {
+class LogStream {
  public:
-  Scanner(const Matcher& matcher, ScanOptions options);
   using Sink = std::function<void(LogEvent&&)>;
-  // Scans the file at `path`; events reach `sink` in line order.
-  ScanStats ScanFile(const std::string& path, const Sink& sink);
-  ScanStats ScanFd(int fd, const Sink& sink);
-  // Scans text held in memory (tests, fuzzing).
-  ScanStats ScanText(std::string_view text, const Sink& sink);
+  LogStream(const Matcher& matcher, ScanOptions options);
+  ~LogStream();
+  LogStream(const LogStream&) = delete;
+  LogStream& operator=(const LogStream&) = delete;
+
+  // The next bytes of the log (any size, any split). Events of complete records reach
+  // `sink` in line order.
+  void Feed(std::string_view bytes, const Sink& sink);
+  // Reads everything `fd` has now (to its end) into the stream. An I/O error is returned.
+  Status FeedFd(int fd, const Sink& sink);
+  // The log ended (end_of_input), or paused long enough: the record held back for
+  // continuation lines is emitted, and at the end also a last line without '\n'.
+  void Flush(const Sink& sink, bool end_of_input = true);
+  // Starts a new log, keeping the buffers' memory.
+  void Reset();
+
+  const ScanStats& stats() const { return stats_; }
 
  private:
   struct State;
-  // Reads up to n bytes into the buffer; 0 at the end, -1 with errno on an error.
-  using Reader = std::function<ssize_t(char*, size_t)>;
-  ScanStats ScanSource(const Reader& read, const Sink& sink);
-  // Emits the events of `buf` (whole lines); returns the number of '\n' in it.
-  uint64_t ProcessBuffer(std::string_view buf, uint64_t first_line_no, State& st, const Sink& sink);
+  // The bytes [old_size, size_) were just added to the buffer: cut an overlong last line,
+  // then match every record that is complete.
+  void Appended(size_t old_size, const Sink& sink);
+  char* Tail(size_t n);  // room for n more bytes at the end of the buffer
+  // Matches the lines of buf_[processed_, end) and advances processed_.
+  void MatchRegion(size_t end, const Sink& sink);
+  void TrimLookback();
+  // Where the record that may still get continuation lines starts (npos: none held).
+  size_t HoldBackFrom(size_t end) const;
+  void LearnBootTime(std::string_view region);
 
   const Matcher& matcher_;
   ScanOptions options_;
   Matcher::Scratch scratch_;
   std::vector<CandidateLine> candidates_;
-  std::string buffer_;  // read buffer, reused across files
+  // [look-back | lines not matched yet | partial line]; grown without zero-filling.
+  std::unique_ptr<char[]> buf_;
+  size_t size_ = 0, cap_ = 0;
+  std::string_view View(size_t end) const { return std::string_view(buf_.get(), end); }
+  size_t processed_ = 0;    // buf_ before this offset was matched (look-back only)
+  uint64_t line_no_ = 1;    // line number of the line at processed_
+  bool skipping_ = false;   // inside a cut line: drop bytes until its '\n'
+  ScanStats stats_;
+  std::unique_ptr<State> st_;
+};
+
+class Scanner {
+ public:
+  using Sink = LogStream::Sink;
+  Scanner(const Matcher& matcher, ScanOptions options);
+  // Scans the file at `path`; events reach `sink` in line order.
+  ScanStats ScanFile(const std::string& path, const Sink& sink);
+  ScanStats ScanFd(int fd, const Sink& sink);
+  // Scans text held in memory (tests, fuzzing, the CLI's standard input).
+  ScanStats ScanText(std::string_view text, const Sink& sink);
+
+ private:
+  LogStream stream_;
 };
 
 }  // namespace aegis

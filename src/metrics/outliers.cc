@@ -1,10 +1,10 @@
 #include "metrics/outliers.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <cmath>
 #include <map>
+
+#include "common/parallel.h"
 
 namespace aegis {
 
@@ -156,16 +156,9 @@ MetricAnalysis AnalyzeMetrics(const std::vector<Series>& series, const Catalog& 
   std::vector<std::pair<const MetricSpec*, const std::vector<const Series*>*>> work;
   for (const auto& [name, list] : by_metric) work.push_back({catalog.FindMetric(name), &list});
   std::vector<MetricAnalysis> parts(work.size());
-  std::atomic<size_t> next{0};
-  auto body = [&] {
-    for (size_t i = next++; i < work.size(); i = next++) AnalyzeOne(*work[i].first, *work[i].second, options, &parts[i]);
-  };
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(work.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(body);
-  body();
-  for (auto& t : pool) t.join();
+  ParallelFor(work.size(), options.threads, [&] {
+    return [&](size_t i) { AnalyzeOne(*work[i].first, *work[i].second, options, &parts[i]); };
+  });
   for (size_t i = 0; i < parts.size(); ++i) {
     out.series += work[i].second->size();
     ++out.metrics;

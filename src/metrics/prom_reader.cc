@@ -18,7 +18,7 @@ PromParseResult ParseQueryRange(const std::string& body, const std::string& fall
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(body).get(root)) {
-    out.error = "not valid JSON";
+    out.status = Status::InvalidArgument("not valid JSON");
     return out;
   }
   simdjson::dom::element data = root;
@@ -26,7 +26,7 @@ PromParseResult ParseQueryRange(const std::string& body, const std::string& fall
     if (auto d = root["data"]; !d.error()) data = d.value();  // the whole answer, or only its data
   simdjson::dom::array result;
   if (data["result"].get_array().get(result)) {
-    out.error = "no data.result array";
+    out.status = Status::InvalidArgument("no data.result array");
     return out;
   }
   for (simdjson::dom::element item : result) {

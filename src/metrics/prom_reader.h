@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "metrics/series.h"
 
 namespace aegis {
@@ -12,7 +13,7 @@ namespace aegis {
 struct PromParseResult {
   std::vector<Series> series;
   size_t skipped = 0;  // series without a host label or values
-  std::string error;   // the body could not be used at all
+  Status status;       // not ok: the body could not be used at all
 };
 
 PromParseResult ParseQueryRange(const std::string& body, const std::string& fallback_metric, const std::string& file);

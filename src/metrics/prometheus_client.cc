@@ -8,9 +8,12 @@
 
 namespace aegis {
 
-PrometheusFetch FetchFromPrometheus(const std::string& base_url, const std::vector<std::string>& metrics, double start,
-                                    double end, double step) {
-  PrometheusFetch out;
+std::vector<Series> FetchFromPrometheus(const std::string& base_url, const std::vector<std::string>& metrics,
+                                        double start, double end, double step, Reporter* reporter) {
+  std::vector<Series> out;
+  auto report = [&](Status s) {
+    if (reporter) reporter->Report("prometheus", s);
+  };
   // Split "scheme://host:port/prefix" into the client's address and the path prefix.
   std::string origin = base_url, prefix;
   if (size_t scheme = base_url.find("://"); scheme != std::string::npos)
@@ -21,7 +24,7 @@ PrometheusFetch FetchFromPrometheus(const std::string& base_url, const std::vect
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   httplib::Client client(origin);
   if (!client.is_valid()) {
-    out.errors.push_back("prometheus: cannot use URL " + base_url);
+    report(Status::InvalidArgument("cannot use URL " + base_url));
     return out;
   }
   client.set_connection_timeout(5, 0);
@@ -33,19 +36,19 @@ PrometheusFetch FetchFromPrometheus(const std::string& base_url, const std::vect
     auto res = client.Get(path);
     if (!res) {
       if (res.error() == httplib::Error::Connection) {  // the server is not there: stop asking
-        out.errors.push_back("cannot reach " + base_url + " (" + httplib::to_string(res.error()) + ")");
+        report(Status::Unavailable("cannot reach " + base_url + " (" + httplib::to_string(res.error()) + ")"));
         break;
       }
-      out.errors.push_back(metric + ": " + httplib::to_string(res.error()));
+      report(Status::Unavailable(metric + ": " + httplib::to_string(res.error())));
       continue;
     }
     if (res->status != 200) {
-      out.errors.push_back(metric + ": HTTP " + std::to_string(res->status));
+      report(Status::Unavailable(metric + ": HTTP " + std::to_string(res->status)));
       continue;
     }
     PromParseResult parsed = ParseQueryRange(res->body, metric, "prometheus:" + metric);
-    if (!parsed.error.empty()) out.errors.push_back(metric + ": " + parsed.error);
-    for (auto& s : parsed.series) out.series.push_back(std::move(s));
+    if (!parsed.status.ok()) report(Status::InvalidArgument(metric + ": " + parsed.status.message()));
+    for (auto& s : parsed.series) out.push_back(std::move(s));
   }
   return out;
 }

@@ -15,10 +15,21 @@ const char* kTopo = R"({"nodes": [
    "nics": [{"name": "mlx5_0", "ip": "10.1.0.2", "switch": ["tor-a", "tor-b"], "port": ["Ethernet8", "Ethernet8"]}]}
 ]})";
 
+Topology TopologyOf(const char* text) {
+  Topology t;
+  EXPECT_TRUE(ParseTopology(text, &t, nullptr).ok());
+  return t;
+}
+
+Job JobOf(const char* text) {
+  Job j;
+  EXPECT_TRUE(ParseJob(text, &j, nullptr).ok());
+  return j;
+}
+
 struct Fixture {
-  std::vector<std::string> problems;
-  Topology topo = ParseTopology(kTopo, &problems);
-  Job job = ParseJob(R"({"id": "j", "hosts": ["node-0001", "node-0002.cluster.local"]})", &problems);
+  Topology topo = TopologyOf(kTopo);
+  Job job = JobOf(R"({"id": "j", "hosts": ["node-0001", "node-0002.cluster.local"]})");
   AddressBook book{topo, job};
 };
 

@@ -42,7 +42,7 @@ not json at all
   ReadCclFile(dir.Sub("b.jsonl"), "b", "n2", &newest);
   EXPECT_EQ(newest[key1].host, "n2");
   EXPECT_EQ(newest[key0].host, "n1");
-  EXPECT_FALSE(ReadCclFile(dir.Sub("missing.jsonl"), "m", "n", &newest).error.empty());
+  EXPECT_FALSE(ReadCclFile(dir.Sub("missing.jsonl"), "m", "n", &newest).status.ok());
 }
 
 }  // namespace

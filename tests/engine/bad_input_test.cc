@@ -8,6 +8,7 @@
 #include "bundle/bundle_reader.h"
 #include "engine/engine.h"
 #include "gen/scenarios.h"
+#include "sources/bundle_source.h"
 #include "test_util.h"
 
 namespace aegis {
@@ -28,20 +29,20 @@ std::string MakeBundle(const test::TempDir& dir, const std::string& scenario, ui
   return exp["isolate"].empty() ? std::string() : exp["isolate"][0]["host"].get<std::string>();
 }
 
-Verdict DiagnoseDir(const test::TempDir& dir) { return Diagnose(dir.path(), test::ShippedMatcher(), {}); }
+Verdict DiagnoseDir(const test::TempDir& dir) { return test::Diagnose(dir.path()); }
 
-TEST(BadInput, UnusableBundlesThrowClearErrors) {
+TEST(BadInput, UnusableBundlesFailWithClearErrors) {
   test::TempDir dir;
-  EXPECT_THROW(Diagnose(dir.Sub("nope"), test::ShippedMatcher(), {}), BundleError);
-  EXPECT_THROW(DiagnoseDir(dir), BundleError);  // empty directory: no topology.json
+  Verdict v;
+  EXPECT_TRUE(DiagnoseBundle(dir.Sub("nope"), test::ShippedMatcher(), {}, &v).IsNotFound());
+  Status empty = DiagnoseBundle(dir.path(), test::ShippedMatcher(), {}, &v);  // no topology.json
+  EXPECT_TRUE(empty.IsNotFound());
+  EXPECT_NE(empty.message().find("topology.json"), std::string::npos);
   test::WriteFile(dir.Sub("topology.json"), "{\"nodes\": [");
   test::WriteFile(dir.Sub("job.json"), "{}");
-  try {
-    DiagnoseDir(dir);
-    FAIL();
-  } catch (const BundleError& e) {
-    EXPECT_NE(std::string(e.what()).find("topology.json"), std::string::npos);
-  }
+  Status bad = DiagnoseBundle(dir.path(), test::ShippedMatcher(), {}, &v);
+  EXPECT_TRUE(bad.IsInvalidArgument());
+  EXPECT_NE(bad.message().find("topology.json"), std::string::npos);
 }
 
 TEST(BadInput, EmptyAndMissingLogsStillDecide) {
@@ -54,7 +55,7 @@ TEST(BadInput, EmptyAndMissingLogsStillDecide) {
     std::filesystem::remove(d.path() / "kernel.log");
   }
   Verdict v = DiagnoseDir(dir);
-  EXPECT_EQ(v.action, "isolate");
+  EXPECT_EQ(ToString(v.action), "isolate");
   ASSERT_EQ(v.isolate.size(), 1u);
   EXPECT_EQ(v.isolate[0].host, culprit);
   EXPECT_EQ(v.missing.size(), 7u);  // the deleted kernel logs
@@ -82,7 +83,7 @@ TEST(BadInput, GarbageHugeLinesInvalidUtf8AndTruncatedJson) {
   }
   test::WriteFile(dir.Sub("probes.json"), "[{\"src\": \"10.1.0.1\", \"dst\"");
   Verdict v = DiagnoseDir(dir);
-  EXPECT_EQ(v.action, "isolate");
+  EXPECT_EQ(ToString(v.action), "isolate");
   ASSERT_EQ(v.isolate.size(), 1u);
   EXPECT_EQ(v.isolate[0].host, culprit);
   bool facts = false, probes = false, cut = false;
@@ -105,7 +106,7 @@ TEST(BadInput, HostsUnknownToTopologyAreReadButNeverIsolated) {
                   "[ 5.0] NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n");
   Verdict v = DiagnoseDir(dir);
   EXPECT_TRUE(v.isolate.empty());
-  EXPECT_EQ(v.action, "offline");
+  EXPECT_EQ(ToString(v.action), "offline");
   bool listed = false;
   for (const auto& u : v.unreadable) listed |= u.file == "nodes/stranger-01";
   EXPECT_TRUE(listed);
@@ -119,7 +120,7 @@ TEST(BadInput, JobHostsMissingFromTopology) {
   job["ranks"] = "not a list";
   test::WriteFile(dir.Sub("job.json"), job.dump());
   Verdict v = DiagnoseDir(dir);
-  EXPECT_EQ(v.action, "offline");
+  EXPECT_EQ(ToString(v.action), "offline");
   EXPECT_FALSE(v.unreadable.empty());
 }
 

@@ -43,7 +43,7 @@ TEST_P(Scenario, VerdictMatchesExpected) {
   o.train_bytes = 12000;
   gen::GenerateBundle(o, dir.path());
   json exp = json::parse(test::ReadFile(dir.Sub("expected.json")));
-  Verdict v = Diagnose(dir.path(), test::ShippedMatcher(), {});
+  Verdict v = test::Diagnose(dir.path());
   json got = json::parse(VerdictToJson(v));
   SCOPED_TRACE(got.dump(2));
 

@@ -96,7 +96,8 @@ TEST(Scanner, UptimeMappedToWallClockWhenTheFileTeachesBootTime) {
       "[ 160.500000] NVRM: Xid (PCI:0000:18:00): 48, pid=1, DBE\n";
   auto ev = Scan(text);
   ASSERT_EQ(ev.size(), 1u);
-  EXPECT_TRUE(ev[0].ts_reliable);
+  EXPECT_TRUE(ev[0].ts_exact);
+  EXPECT_FALSE(ev[0].ts_zoned);  // syslog time: local, no zone
   EXPECT_NEAR(ev[0].ts - 1795996800.0, 36060.5, 1e-6);
 }
 

@@ -13,7 +13,7 @@ TEST(PromReader, LabelsInEveryExporterForm) {
     {"metric": {"__name__": "orphan"}, "values": [[1, "1"]]},
     {"metric": {"host": "node-4"}, "values": []}]}})",
                            "rate_query", "metrics/x.json");
-  ASSERT_TRUE(r.error.empty());
+  ASSERT_TRUE(r.status.ok());
   ASSERT_EQ(r.series.size(), 3u);
   EXPECT_EQ(r.series[0].host, "node-1");
   EXPECT_EQ(r.series[0].device, "3");
@@ -26,12 +26,12 @@ TEST(PromReader, LabelsInEveryExporterForm) {
 }
 
 TEST(PromReader, BadBodiesAreErrorsNotCrashes) {
-  EXPECT_FALSE(ParseQueryRange("{\"data\": {\"result\": [", "m", "f").error.empty());
-  EXPECT_FALSE(ParseQueryRange("[]", "m", "f").error.empty());
-  EXPECT_FALSE(ParseQueryRange("", "m", "f").error.empty());
+  EXPECT_TRUE(ParseQueryRange("{\"data\": {\"result\": [", "m", "f").status.IsInvalidArgument());
+  EXPECT_TRUE(ParseQueryRange("[]", "m", "f").status.IsInvalidArgument());
+  EXPECT_TRUE(ParseQueryRange("", "m", "f").status.IsInvalidArgument());
   // Just data (no envelope) is accepted too.
   auto r = ParseQueryRange(R"({"resultType": "matrix", "result": [{"metric": {"host": "a"}, "values": [[1, "2"]]}]})", "m", "f");
-  EXPECT_TRUE(r.error.empty());
+  EXPECT_TRUE(r.status.ok());
   EXPECT_EQ(r.series.size(), 1u);
 }
 
