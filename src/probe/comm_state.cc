@@ -1,19 +1,69 @@
 #include "probe/comm_state.h"
 
+#include <pthread.h>
+
+#include <algorithm>
+#include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <mutex>
+#include <new>
+
+#include "probe/clock.h"
 
 namespace aegis::probe {
 
 namespace {
 const char* kFuncs[kMaxFuncs] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AllToAll",
                                  "Send",      "Recv",      "SendRecv",      "Gather",    "Scatter", "Other"};
+}  // namespace
 
-void AtomicMax(std::atomic<uint64_t>& a, uint64_t v) {
-  uint64_t cur = a.load(std::memory_order_relaxed);
-  while (cur < v && !a.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+const char* FuncName(int i) { return i >= 0 && i < kMaxFuncs ? kFuncs[i] : "Other"; }
+
+int FuncIndex(const char* name) {
+  if (!name) return kMaxFuncs - 1;
+  for (int i = 0; i < kMaxFuncs - 1; ++i)
+    if (std::strcmp(name, kFuncs[i]) == 0) return i;
+  return kMaxFuncs - 1;
+}
+
+// ---- clocks ----
+
+namespace {
+uint64_t MonotonicNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+struct TickScale {
+  uint64_t tick0 = 0, ns0 = 0;
+  double ns_per_tick = 1.0;
+  TickScale() {
+#if defined(__x86_64__)
+    const uint64_t n0 = MonotonicNs(), t0 = Ticks();
+    uint64_t n1;
+    do n1 = MonotonicNs();
+    while (n1 - n0 < 5000000);
+    const uint64_t t1 = Ticks();
+    ns_per_tick = t1 > t0 ? static_cast<double>(n1 - n0) / static_cast<double>(t1 - t0) : 1.0;
+    tick0 = t1;
+    ns0 = n1;
+#elif defined(__aarch64__)
+    uint64_t freq;
+    asm volatile("mrs %0, cntfrq_el0" : "=r"(freq));
+    ns_per_tick = freq ? 1e9 / static_cast<double>(freq) : 1.0;
+    ns0 = MonotonicNs();
+    tick0 = Ticks();
+#endif
   }
+};
+const TickScale& Scale() {
+  static const TickScale s;
+  return s;
 }
 
 double EpochOffset() {
@@ -27,95 +77,211 @@ double EpochOffset() {
 }
 }  // namespace
 
-const char* FuncName(int i) { return i >= 0 && i < kMaxFuncs ? kFuncs[i] : "Other"; }
-
-int FuncIndex(const char* name) {
-  if (!name) return kMaxFuncs - 1;
-  for (int i = 0; i < kMaxFuncs - 1; ++i)
-    if (std::strcmp(name, kFuncs[i]) == 0) return i;
-  return kMaxFuncs - 1;
+void CalibrateClock() {
+  Scale();
+  EpochOffset();
 }
 
-namespace {
-uint64_t MonotonicNs() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+uint64_t TicksToNs(uint64_t t) {
+  const TickScale& s = Scale();
+  const double d = static_cast<double>(static_cast<int64_t>(t - s.tick0)) * s.ns_per_tick;
+  return static_cast<uint64_t>(static_cast<int64_t>(s.ns0) + static_cast<int64_t>(d));
 }
 
-#if defined(__x86_64__)
-// The invariant TSC costs a few cycles where clock_gettime costs ~20 ns, twice per network
-// request; it is calibrated once against CLOCK_MONOTONIC (5 ms, at the first init).
-struct TscClock {
-  uint64_t tsc0, ns0;
-  double ns_per_tick;
-  TscClock() {
-    const uint64_t n0 = MonotonicNs(), t0 = __builtin_ia32_rdtsc();
-    uint64_t n1;
-    do n1 = MonotonicNs();
-    while (n1 - n0 < 5000000);
-    const uint64_t t1 = __builtin_ia32_rdtsc();
-    tsc0 = t1;
-    ns0 = n1;
-    ns_per_tick = t1 > t0 ? static_cast<double>(n1 - n0) / static_cast<double>(t1 - t0) : 0;
-  }
-};
-const TscClock& Tsc() {
-  static const TscClock c;
-  return c;
-}
-#endif
-}  // namespace
+uint64_t TickSpanNs(uint64_t span) { return static_cast<uint64_t>(static_cast<double>(span) * Scale().ns_per_tick); }
 
-uint64_t NowNs() {
-#if defined(__x86_64__)
-  const TscClock& c = Tsc();
-  if (c.ns_per_tick > 0) {
-    const uint64_t t = __builtin_ia32_rdtsc();
-    if (t >= c.tsc0) return c.ns0 + static_cast<uint64_t>(static_cast<double>(t - c.tsc0) * c.ns_per_tick);
-  }
-#endif
-  return MonotonicNs();
-}
+uint64_t NowNs() { return TicksToNs(Ticks()); }
 
 double EpochOf(uint64_t mono_ns) { return static_cast<double>(mono_ns) * 1e-9 + EpochOffset(); }
 
-CommState::CommState(const CommInfo& info) : info_(info) {
-  const int n = info.nranks > 0 ? info.nranks : 1;
-  net_.reset(new PeerNet[static_cast<size_t>(n) * 2]);
-  EpochOffset();
-  NowNs();  // calibrates the clock here, not on NCCL's hot path
+// ---- peers ----
+
+std::atomic<uint32_t> g_sample_epoch{0};
+
+PeerTable::PeerTable(int nranks) : limit_(nranks > 0 ? nranks : kMaxPeers) {
+  // calloc: a large directory for an unknown rank count costs address space, not memory.
+  blocks_ = static_cast<PeerSlot**>(std::calloc(static_cast<size_t>((limit_ + kBlockPeers - 1) / kBlockPeers),
+                                                sizeof(PeerSlot*)));
+  if (!blocks_) throw std::bad_alloc();
 }
 
-void CommState::CollLaunched(int func, uint64_t seq) { AtomicMax(launched_[func], seq + 1); }
-
-void CommState::CollCompleted(int func, uint64_t seq, uint64_t bytes, uint64_t start_ns, double td_us) {
-  AtomicMax(completed_[func], seq + 1);
-  std::lock_guard<std::mutex> lock(recent_mu_);
-  RecentColl& r = recent_[recent_count_++ % kRecentColls];
-  r.func = func;
-  r.seq = seq;
-  r.bytes = bytes;
-  r.start_ts = EpochOf(start_ns);
-  r.td_us = td_us;
+PeerTable::~PeerTable() {
+  const int nblocks = (limit_ + kBlockPeers - 1) / kBlockPeers;
+  for (int b = 0; b < nblocks; ++b) delete[] blocks_[b];
+  std::free(blocks_);
 }
 
-void CommState::Posted(int peer, int dir, uint64_t now_ns) {
-  if (peer < 0 || peer >= info_.nranks) return;
-  PeerNet& p = net_[static_cast<size_t>(peer) * 2 + static_cast<size_t>(dir)];
-  p.posted.fetch_add(1, std::memory_order_relaxed);
-  p.last_post_ns.store(now_ns, std::memory_order_relaxed);
+PeerSlot* PeerTable::Get(int peer, int dir) {
+  if (peer < 0 || peer >= limit_) return nullptr;
+  PeerSlot*& entry = blocks_[peer / kBlockPeers];
+  PeerSlot* block = entry;  // the owner is the only writer: a plain read is current
+  if (!block) {
+    block = new (std::nothrow) PeerSlot[kBlockPeers * 2];
+    if (!block) return nullptr;
+    std::atomic_ref<PeerSlot*>(entry).store(block, std::memory_order_release);
+  }
+  return &block[(peer % kBlockPeers) * 2 + dir];
 }
 
-void CommState::Completed(int peer, int dir, uint64_t bytes, uint64_t post_ns, uint64_t now_ns) {
-  if (peer < 0 || peer >= info_.nranks) return;
-  PeerNet& p = net_[static_cast<size_t>(peer) * 2 + static_cast<size_t>(dir)];
-  p.completed.fetch_add(1, std::memory_order_relaxed);
-  p.bytes.fetch_add(bytes, std::memory_order_relaxed);
-  p.last_done_ns.store(now_ns, std::memory_order_relaxed);
-  const uint32_t slot = p.ring_next.fetch_add(1, std::memory_order_relaxed) % kRecentThroughput;
-  p.ring_bytes[slot].store(bytes, std::memory_order_relaxed);
-  p.ring_ns[slot].store(now_ns > post_ns ? now_ns - post_ns : 1, std::memory_order_relaxed);
+// ---- lanes ----
+
+Lane::Lane(CommState* c, int nranks) : comm(c), peers(nranks) {}
+
+void Lane::CollCompleted(const RecentColl& c) {
+  OwnerMax(completed_[c.func], c.seq + 1);
+  Entry& e = recent_[recent_count_++ % kRecentColls];
+  const uint32_t v = recent_version_.load(std::memory_order_relaxed);
+  recent_version_.store(v + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  e.func.store(static_cast<uint64_t>(c.func), std::memory_order_relaxed);
+  e.seq.store(c.seq, std::memory_order_relaxed);
+  e.bytes.store(c.bytes, std::memory_order_relaxed);
+  e.start_ns.store(c.start_ns, std::memory_order_relaxed);
+  e.done_ns.store(c.done_ns, std::memory_order_relaxed);
+  e.td_bits.store(std::bit_cast<uint64_t>(c.td_us), std::memory_order_relaxed);
+  recent_version_.store(v + 2, std::memory_order_release);
+}
+
+void Lane::ReadRecent(std::vector<RecentColl>* out) const {
+  RecentColl copy[kRecentColls];
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const uint32_t v0 = recent_version_.load(std::memory_order_acquire);
+    if (v0 & 1) continue;
+    int n = 0;
+    for (const Entry& e : recent_) {
+      RecentColl& r = copy[n++];
+      r.func = static_cast<int>(e.func.load(std::memory_order_relaxed));
+      r.seq = e.seq.load(std::memory_order_relaxed);
+      r.bytes = e.bytes.load(std::memory_order_relaxed);
+      r.start_ns = e.start_ns.load(std::memory_order_relaxed);
+      r.done_ns = e.done_ns.load(std::memory_order_relaxed);
+      r.td_us = std::bit_cast<double>(e.td_bits.load(std::memory_order_relaxed));
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (recent_version_.load(std::memory_order_relaxed) != v0) continue;
+    for (const RecentColl& r : copy)
+      if (r.done_ns && r.func >= 0 && r.func < kMaxFuncs) out->push_back(r);
+    return;
+  }
+}
+
+// ---- threads ----
+
+__thread ThreadState* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+pthread_key_t g_exit_key;
+
+void ReleaseLanes(ThreadState* t) {
+  for (Lane* lane : t->owned) lane->owner.store(&kOrphanLane, std::memory_order_release);
+  delete t;
+}
+
+void OnThreadExit(void* state) {
+  ReleaseLanes(static_cast<ThreadState*>(state));
+  t_thread = nullptr;
+}
+
+ThreadState* ThisThread() {
+  if (ThreadState* t = t_thread) return t;
+  static const bool key_ok = pthread_key_create(&g_exit_key, OnThreadExit) == 0;
+  auto* t = new (std::nothrow) ThreadState;
+  if (!t) return nullptr;
+  try {
+    t->owned.reserve(8);
+  } catch (...) {
+    delete t;
+    return nullptr;
+  }
+  if (key_ok) pthread_setspecific(g_exit_key, t);
+  t_thread = t;
+  return t;
+}
+}  // namespace
+
+void ReleaseThreadLanes() {
+  ThreadState* t = t_thread;
+  if (!t) return;
+  pthread_setspecific(g_exit_key, nullptr);
+  t_thread = nullptr;
+  ReleaseLanes(t);
+}
+
+Lane* CommState::LaneSlow() {
+  ThreadState* t = ThisThread();
+  if (!t) return nullptr;
+  auto remember = [t, this](Lane* lane) {
+    for (int i = 3; i > 0; --i) t->cache[i] = t->cache[i - 1];
+    t->cache[0] = {this, lane};
+    return lane;
+  };
+  for (int i = 1; i < 4; ++i)
+    if (t->cache[i].comm == this) {
+      Lane* lane = t->cache[i].lane;
+      for (int j = i; j > 0; --j) t->cache[j] = t->cache[j - 1];
+      t->cache[0] = {this, lane};
+      return lane;
+    }
+  for (Lane* lane : t->owned)
+    if (lane->comm == this) return remember(lane);
+  try {
+    t->owned.reserve(t->owned.size() + 1);
+  } catch (...) {
+    return nullptr;
+  }
+  // A lane left by a thread that exited, else a new one.
+  for (Lane* lane = lanes_.load(std::memory_order_acquire); lane; lane = lane->next) {
+    const void* none = &kOrphanLane;
+    if (lane->owner.load(std::memory_order_relaxed) == none &&
+        lane->owner.compare_exchange_strong(none, t, std::memory_order_acquire)) {
+      t->owned.push_back(lane);
+      return remember(lane);
+    }
+  }
+  Lane* lane = nullptr;
+  try {
+    lane = new Lane(this, info_.nranks);
+  } catch (...) {
+    return nullptr;
+  }
+  lane->owner.store(t, std::memory_order_relaxed);
+  Lane* head = lanes_.load(std::memory_order_relaxed);
+  do lane->next = head;
+  while (!lanes_.compare_exchange_weak(head, lane, std::memory_order_release, std::memory_order_relaxed));
+  t->owned.push_back(lane);
+  return remember(lane);
+}
+
+// ---- communicator ----
+
+CommState::CommState(const CommInfo& info, bool known) : info_(info) {
+  CalibrateClock();  // here, not on NCCL's hot path
+  if (known) identity_.store(2, std::memory_order_release);
+}
+
+CommState::~CommState() {
+  // Only for states that never met NCCL (tests): the plugin keeps every one to the end.
+  Lane* lane = lanes_.load(std::memory_order_acquire);
+  while (lane) {
+    Lane* next = lane->next;
+    delete lane;
+    lane = next;
+  }
+}
+
+void CommState::LearnIdentity(uint64_t hash, const char* name, int rank) {
+  int expected = 0;
+  if (!identity_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return;
+  info_.comm_hash = hash;
+  info_.comm_name = name ? name : "";
+  info_.rank = rank;
+  identity_.store(2, std::memory_order_release);
+}
+
+uint64_t CommState::events_dropped() const {
+  uint64_t n = 0;
+  for (Lane* lane = lanes_.load(std::memory_order_acquire); lane; lane = lane->next) n += lane->pool.exhausted();
+  return n;
 }
 
 namespace {
@@ -138,6 +304,41 @@ void AppendEscaped(std::string& out, const std::string& s) {
     }
   }
 }
+
+struct Timed {
+  uint64_t bytes, span, done;
+};
+
+struct PeerTotals {
+  uint64_t posted = 0, completed = 0, bytes = 0, last_post = 0, last_done = 0;
+  std::vector<Timed> timed;
+};
+
+// The (peer, direction) counters of one lane, consistently enough: completed is read
+// before posted (so completed <= posted), the ring under its sequence lock.
+void ReadSlot(const PeerSlot& s, PeerTotals* t) {
+  const uint64_t completed = s.completed.load(std::memory_order_acquire);
+  const uint64_t bytes = s.bytes.load(std::memory_order_acquire);
+  const uint64_t posted = s.posted.load(std::memory_order_acquire);
+  t->posted += posted;
+  t->completed += completed;
+  t->bytes += bytes;
+  t->last_post = std::max(t->last_post, s.last_post.load(std::memory_order_acquire));
+  t->last_done = std::max(t->last_done, s.last_done.load(std::memory_order_acquire));
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const uint32_t v0 = s.ring_version.load(std::memory_order_acquire);
+    if (v0 & 1) continue;
+    Timed ring[kRecentThroughput];
+    for (int k = 0; k < kRecentThroughput; ++k)
+      ring[k] = {s.ring_bytes[k].load(std::memory_order_relaxed), s.ring_span[k].load(std::memory_order_relaxed),
+                 s.ring_done[k].load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.ring_version.load(std::memory_order_relaxed) != v0) continue;
+    for (const Timed& r : ring)
+      if (r.done) t->timed.push_back(r);
+    return;
+  }
+}
 }  // namespace
 
 std::string CommState::Snapshot(const std::string& host, int pid) const {
@@ -151,48 +352,61 @@ std::string CommState::Snapshot(const std::string& host, int pid) const {
   Append(out, ", \"comm\": \"%016llx\", \"comm_name\": \"", static_cast<unsigned long long>(info_.comm_hash));
   AppendEscaped(out, info_.comm_name);
   Append(out, "\", \"nranks\": %d, \"nnodes\": %d, \"rank\": %d, \"coll\": {", info_.nranks, info_.nnodes, info_.rank);
+
+  uint64_t launched[kMaxFuncs] = {}, completed[kMaxFuncs] = {};
+  std::map<int64_t, PeerTotals> net;  // peer * 2 + dir, in output order
+  std::vector<RecentColl> recent;
+  for (Lane* lane = lanes_.load(std::memory_order_acquire); lane; lane = lane->next) {
+    for (int f = 0; f < kMaxFuncs; ++f) {
+      completed[f] = std::max(completed[f], lane->completed(f));
+      launched[f] = std::max(launched[f], lane->launched(f));
+    }
+    lane->peers.ForEach([&](int peer, int dir, const PeerSlot& s) {
+      // A lane may hold completions of requests another lane posted.
+      if (s.posted.load(std::memory_order_relaxed) == 0 && s.completed.load(std::memory_order_relaxed) == 0) return;
+      ReadSlot(s, &net[static_cast<int64_t>(peer) * 2 + dir]);
+    });
+    lane->ReadRecent(&recent);
+  }
+
   bool first = true;
   for (int f = 0; f < kMaxFuncs; ++f) {
-    const uint64_t l = launched_[f].load(std::memory_order_relaxed), c = completed_[f].load(std::memory_order_relaxed);
-    if (l == 0 && c == 0) continue;
+    if (launched[f] == 0 && completed[f] == 0) continue;
     Append(out, "%s\"%s\": {\"launched\": %llu, \"completed\": %llu}", first ? "" : ", ", kFuncs[f],
-           static_cast<unsigned long long>(l), static_cast<unsigned long long>(c));
+           static_cast<unsigned long long>(launched[f]), static_cast<unsigned long long>(completed[f]));
     first = false;
   }
   out += "}, \"net\": [";
   first = true;
-  for (int peer = 0; peer < info_.nranks; ++peer)
-    for (int dir = 0; dir < 2; ++dir) {
-      const PeerNet& p = net_[static_cast<size_t>(peer) * 2 + static_cast<size_t>(dir)];
-      const uint64_t posted = p.posted.load(std::memory_order_relaxed);
-      if (posted == 0) continue;
-      uint64_t rb = 0, rn = 0;
-      for (int k = 0; k < kRecentThroughput; ++k) {
-        rb += p.ring_bytes[k].load(std::memory_order_relaxed);
-        rn += p.ring_ns[k].load(std::memory_order_relaxed);
-      }
-      Append(out, "%s{\"peer\": %d, \"dir\": \"%s\", \"posted\": %llu, \"completed\": %llu, \"bytes\": %llu", first ? "" : ", ",
-             peer, dir == 0 ? "send" : "recv", static_cast<unsigned long long>(posted),
-             static_cast<unsigned long long>(p.completed.load(std::memory_order_relaxed)),
-             static_cast<unsigned long long>(p.bytes.load(std::memory_order_relaxed)));
-      if (rn > 0) Append(out, ", \"recent_gbps\": %.3f", static_cast<double>(rb) * 8.0 / static_cast<double>(rn));
-      if (uint64_t t = p.last_post_ns.load(std::memory_order_relaxed)) Append(out, ", \"last_post_ts\": %.6f", EpochOf(t));
-      if (uint64_t t = p.last_done_ns.load(std::memory_order_relaxed)) Append(out, ", \"last_done_ts\": %.6f", EpochOf(t));
-      out += "}";
-      first = false;
+  for (auto& [key, p] : net) {
+    if (p.posted == 0) continue;
+    Append(out, "%s{\"peer\": %d, \"dir\": \"%s\", \"posted\": %llu, \"completed\": %llu, \"bytes\": %llu",
+           first ? "" : ", ", static_cast<int>(key / 2), key % 2 == 0 ? "send" : "recv",
+           static_cast<unsigned long long>(p.posted), static_cast<unsigned long long>(p.completed),
+           static_cast<unsigned long long>(p.bytes));
+    // The last L timed requests over all lanes.
+    std::sort(p.timed.begin(), p.timed.end(), [](const Timed& a, const Timed& b) { return a.done > b.done; });
+    uint64_t rb = 0, rn = 0;
+    for (size_t k = 0; k < p.timed.size() && k < static_cast<size_t>(kRecentThroughput); ++k) {
+      rb += p.timed[k].bytes;
+      rn += std::max<uint64_t>(TickSpanNs(p.timed[k].span), 1);
     }
-  out += "], \"recent\": [";
-  {
-    std::lock_guard<std::mutex> lock(recent_mu_);
-    const uint64_t n = recent_count_ < kRecentColls ? recent_count_ : kRecentColls;
-    for (uint64_t i = 0; i < n; ++i) {
-      const RecentColl& r = recent_[(recent_count_ - n + i) % kRecentColls];
-      Append(out, "%s{\"func\": \"%s\", \"seq\": %llu, \"bytes\": %llu, \"start_ts\": %.6f, \"td_us\": %.1f}", i ? ", " : "",
-             kFuncs[r.func], static_cast<unsigned long long>(r.seq), static_cast<unsigned long long>(r.bytes), r.start_ts,
-             r.td_us);
-    }
+    if (rn > 0) Append(out, ", \"recent_gbps\": %.3f", static_cast<double>(rb) * 8.0 / static_cast<double>(rn));
+    if (p.last_post) Append(out, ", \"last_post_ts\": %.6f", EpochOf(TicksToNs(p.last_post)));
+    if (p.last_done) Append(out, ", \"last_done_ts\": %.6f", EpochOf(TicksToNs(p.last_done)));
+    out += "}";
+    first = false;
   }
-  out += "]}";
+  out += "], \"recent\": [";
+  std::sort(recent.begin(), recent.end(), [](const RecentColl& a, const RecentColl& b) { return a.done_ns < b.done_ns; });
+  const size_t skip = recent.size() > static_cast<size_t>(kRecentColls) ? recent.size() - kRecentColls : 0;
+  for (size_t i = skip; i < recent.size(); ++i) {
+    const RecentColl& r = recent[i];
+    Append(out, "%s{\"func\": \"%s\", \"seq\": %llu, \"bytes\": %llu, \"start_ts\": %.6f, \"td_us\": %.1f}",
+           i > skip ? ", " : "", kFuncs[r.func], static_cast<unsigned long long>(r.seq),
+           static_cast<unsigned long long>(r.bytes), EpochOf(r.start_ns), r.td_us);
+  }
+  Append(out, "], \"api\": %d}", info_.api);
   return out;
 }
 

@@ -1,14 +1,21 @@
 // libnccl-profiler-aegis.so: the NCCL profiler plugin (NCCL_PROFILER_PLUGIN=aegis).
-// Exports ncclProfiler_v5 (NCCL 2.28) and ncclProfiler_v4 (NCCL 2.27); both feed the same
-// per-communicator CommState. NCCL calls from its application thread (collective start /
-// stop) and its proxy thread (proxy ops, steps, kernel channels) at once: every path here
-// is lock-free and allocation-free (events come from the communicator's fixed pool).
+// Exports ncclProfiler_v1 (NCCL 2.23) to ncclProfiler_v5 (NCCL 2.28) side by side; NCCL
+// picks the newest it knows. Each version's entry points translate its descriptors and
+// feed one event engine (this file) and one CommState per communicator.
+//
+// NCCL calls from its application thread (collective start / stop) and its proxy thread
+// (proxy ops, steps, kernel channels) at once. Every path is lock-free; the per-request
+// path (a proxy step's start, state, stop) writes only the calling thread's lane of the
+// communicator: an event from that lane's pool, its counters with plain stores, and a
+// clock read for one request in kTimeEvery (comm_state.h).
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <new>
+#include <type_traits>
 
+#include "probe/clock.h"
 #include "probe/comm_state.h"
 #include "probe/event_pool.h"
 #include "probe/nccl_profiler_abi.h"
@@ -19,14 +26,16 @@ namespace {
 
 // What we need, set once: NCCL keeps one activation mask for all communicators.
 constexpr int kActivationMask = abi::kColl | abi::kP2p | abi::kProxyOp | abi::kProxyStep | abi::kKernelCh;
-constexpr uint32_t kEventsPerComm = 16384;
 
 struct Context {
   CommState state;
-  EventPool pool{kEventsPerComm};
-  std::atomic<uint64_t> p2p_seq{0};
-  explicit Context(const CommInfo& info) : state(info) {}
+  pid_t pid;  // PXN: a proxy op of another process names a parent we cannot read
+  Context(const CommInfo& info, bool known) : state(info, known), pid(::getpid()) {}
 };
+
+// NCCL before 2.28 starts collectives only under a non-null group handle; groups carry
+// nothing we count, so they all get this one record (no lane: stop and state ignore it).
+Event g_group;
 
 int CudaDevice() {
   void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -39,6 +48,17 @@ int CudaDevice() {
   return dev;
 }
 
+// NCCL dlcloses the plugin after its last communicator; our writer thread and late
+// events outlive that, so the library pins itself the first time it is used.
+void PinLibrary() {
+  static const bool pinned = [] {
+    Dl_info info{};
+    if (!::dladdr(reinterpret_cast<void*>(&PinLibrary), &info) || !info.dli_fname) return false;
+    return ::dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
+  }();
+  (void)pinned;
+}
+
 size_t TypeSize(const char* datatype) {
   if (!datatype) return 1;
   if (std::strstr(datatype, "64") || std::strstr(datatype, "ouble")) return 8;
@@ -47,200 +67,394 @@ size_t TypeSize(const char* datatype) {
   return 1;
 }
 
-abi::Result Init(void** context, uint64_t comm_hash, int* mask, const char* name, int nnodes, int nranks, int rank,
-                 abi::Logger logger) {
+const char* FuncNameV1(uint8_t f) {
+  static const char* kNames[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv", "Send", "Recv"};
+  return f < sizeof kNames / sizeof kNames[0] ? kNames[f] : nullptr;
+}
+
+size_t TypeSizeV1(uint8_t dt) {
+  return dt < sizeof abi::kDatatypeSizeV1 / sizeof abi::kDatatypeSizeV1[0] ? abi::kDatatypeSizeV1[dt] : 1;
+}
+
+abi::Result Init(void** context, int* mask, CommInfo info, bool known, abi::Logger logger) {
   if (!context) return abi::kInvalidArgument;
   *context = nullptr;
   if (mask) *mask = kActivationMask;
+  PinLibrary();
   Writer::Get().SetLogger(logger);
-  CommInfo info;
-  info.comm_hash = comm_hash;
-  info.comm_name = name ? name : "";
-  info.nnodes = nnodes;
-  info.nranks = nranks;
-  info.rank = rank;
   info.gpu = CudaDevice();
-  auto* ctx = new (std::nothrow) Context(info);
-  if (!ctx) return abi::kInternalError;  // NCCL goes on calling us with a null context
+  Context* ctx = nullptr;
+  try {
+    ctx = new Context(info, known);
+  } catch (...) {
+    return abi::kInternalError;  // NCCL goes on calling us with a null context
+  }
   Writer::Get().Register(&ctx->state);
   *context = ctx;
   return abi::kSuccess;
 }
 
-// A parent handle is only followed when it is ours and still the event it was.
-Event* Parent(Event* child) {
-  Event* p = child->parent;
-  return p && p->generation == child->parent_generation ? p : nullptr;
+Context* Live(void* context) {
+  auto* ctx = static_cast<Context*>(context);
+  return ctx && !ctx->state.finalized.load(std::memory_order_relaxed) ? ctx : nullptr;
 }
 
-void CompleteColl(Context* ctx, Event* c) {
+// ---- the event engine ----
+
+// Handles go to NCCL as HandleHead* and come back the same way (event_pool.h).
+void* Out(HandleHead* h) { return h; }
+HandleHead* In(void* handle) { return static_cast<HandleHead*>(handle); }
+
+// A parent handle is only followed when it is ours and still the event it was.
+Event* Parent(const Event* child) {
+  Event* p = child->parent;
+  return p && p->generation.load(std::memory_order_relaxed) == child->parent_generation ? p : nullptr;
+}
+
+[[gnu::always_inline]] inline void Release(Event* e) {
+  if (CommState::OwnedHere(e->lane)) e->lane->pool.PushLocal(e);
+  else e->lane->pool.PushRemote(e);
+}
+
+void CompleteColl(Event* c) {
+  Lane* lane = c->lane->comm->LaneHere();  // counted by the thread that sees it end
+  if (!lane) return;
   const uint64_t now = NowNs();
   const uint64_t g0 = c->gpu_start.load(std::memory_order_relaxed), g1 = c->gpu_end.load(std::memory_order_relaxed);
   // GPU-side duration over all channels where the kernel timer is known, else host-side.
-  const double td_us = g1 > g0 && g0 != UINT64_MAX ? static_cast<double>(g1 - g0) / 1000.0
-                                                   : static_cast<double>(now - c->start_ns) / 1000.0;
-  ctx->state.CollCompleted(c->func, c->seq, c->bytes, c->start_ns, td_us);
+  RecentColl r;
+  r.func = c->func;
+  r.seq = c->seq;
+  r.bytes = c->coll_bytes;
+  r.start_ns = c->start_ns;
+  r.done_ns = now;
+  r.td_us = g1 > g0 && g0 != UINT64_MAX ? static_cast<double>(g1 - g0) / 1000.0
+                                        : static_cast<double>(now - c->start_ns) / 1000.0;
+  lane->CollCompleted(r);
 }
 
-void DropCollRef(Context* ctx, Event* c) {
+void DropCollRef(Event* c) {
   if (c->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  if (c->channels == 0) CompleteColl(ctx, c);  // no kernel channels to wait for
-  ctx->pool.Push(c);
+  if (!c->counts_channels || c->channels == 0) CompleteColl(c);  // nothing else to wait for
+  Release(c);
 }
 
-Event* StartColl(Context* ctx, int func, uint64_t seq, uint64_t bytes, uint8_t channels) {
-  ctx->state.CollLaunched(func, seq);  // CL counts even when the pool is full
-  Event* e = ctx->pool.Pop();
+Event* Pop(Context* ctx, Lane** lane_out) {
+  Lane* lane = ctx->state.LaneHere();
+  *lane_out = lane;
+  return lane ? lane->pool.Pop(lane) : nullptr;
+}
+
+// counts_channels: NCCL (>= 2.27) announces exactly how many kernel channels will report;
+// the collective completes when they have. Before, channels take references as they come.
+void* StartColl(Context* ctx, int func, uint64_t seq, uint64_t bytes, uint8_t channels, bool counts_channels) {
+  Lane* lane = ctx->state.LaneHere();
+  if (!lane) return nullptr;
+  lane->CollLaunched(func, seq);  // CL counts even when the pool is full
+  Event* e = lane->pool.Pop(lane);
   if (!e) return nullptr;
-  e->type = abi::kColl;
-  e->comm = &ctx->state;
-  e->owner = ctx;
   e->parent = nullptr;
   e->func = func;
   e->seq = seq;
-  e->bytes = bytes;
+  e->coll_bytes = bytes;
   e->start_ns = NowNs();
   e->channels = channels;
+  e->counts_channels = counts_channels;
   e->channels_done.store(0, std::memory_order_relaxed);
   e->gpu_start.store(UINT64_MAX, std::memory_order_relaxed);
   e->gpu_end.store(0, std::memory_order_relaxed);
-  e->refs.store(1 + channels, std::memory_order_release);
-  return e;
+  e->refs.store(1 + (counts_channels ? channels : 0), std::memory_order_relaxed);
+  e->type.store(abi::kColl, std::memory_order_release);
+  return Out(e);
 }
 
-Event* StartChild(Context* ctx, uint8_t type, void* parent_obj, bool parent_is_ours) {
-  Event* e = ctx->pool.Pop();
-  if (!e) return nullptr;
-  e->type = type;
-  e->comm = &ctx->state;
-  e->owner = ctx;
+void* StartP2p(Context* ctx, const char* func, uint8_t channels, bool counts_channels) {
+  return StartColl(ctx, FuncIndex(func), ctx->state.p2p_seq.fetch_add(1, std::memory_order_relaxed), 0, channels,
+                   counts_channels);
+}
+
+// The collective `parent` names, when it is one of ours and alive: a reference is taken.
+void AttachToColl(Event* e, void* parent, bool take_ref) {
   e->parent = nullptr;
-  e->parent_generation = 0;
-  auto* parent = static_cast<Event*>(parent_obj);
-  if (parent && parent_is_ours) {
-    e->parent = parent;
-    e->parent_generation = parent->generation;
-  }
-  e->posted = e->done = false;
-  e->post_ns = e->step_bytes = e->ch_start = 0;
-  return e;
+  HandleHead* h = In(parent);
+  if (!h || h->type.load(std::memory_order_acquire) != abi::kColl) return;
+  auto* p = static_cast<Event*>(h);
+  e->parent = p;
+  e->parent_generation = p->generation.load(std::memory_order_relaxed);
+  if (take_ref) p->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
-abi::Result StartProxyOp(Context* ctx, void** handle, void* parent_obj, const abi::ProxyOpDescr& d) {
+void* StartProxyOp(Context* ctx, void* parent, const abi::ProxyOpDescr& d, uint64_t bytes_per_step) {
+  Lane* lane;
+  Event* e = Pop(ctx, &lane);
+  if (!e) return nullptr;
+  e->peer = d.peer;
+  e->dir = d.isSend ? 0 : 1;
+  e->slot = lane->peers.Get(d.peer, e->dir);
+  e->bytes = bytes_per_step;
+  e->stopped.store(false, std::memory_order_relaxed);
   // PXN: the op may belong to a collective of another process; its handle is not ours.
-  Event* e = StartChild(ctx, abi::kProxyOp, parent_obj, d.pid == ::getpid());
-  if (e) {
-    e->peer = d.peer;
-    e->is_send = d.isSend != 0;
-    if (Event* p = Parent(e); p && p->type == abi::kColl) p->refs.fetch_add(1, std::memory_order_relaxed);
-    else e->parent = nullptr;
+  if (d.pid == ctx->pid) AttachToColl(e, parent, true);
+  else e->parent = nullptr;
+  e->type.store(abi::kProxyOp, std::memory_order_relaxed);
+  return Out(e);
+}
+
+void* StartKernelCh(Context* ctx, void* parent, uint64_t ptimer, bool counts_channels) {
+  Lane* lane;
+  Event* e = Pop(ctx, &lane);
+  if (!e) return nullptr;
+  AttachToColl(e, parent, !counts_channels);
+  e->ch_start = ptimer;
+  e->ch_end = 0;
+  e->type.store(abi::kKernelCh, std::memory_order_relaxed);
+  return Out(e);
+}
+
+// ---- proxy steps: the per-request path ----
+//
+// The fast path handles a step kept in its op's record (StepRec) by the thread that owns
+// the op's lane: plain loads and stores on that lane's counters, no call, no atomic
+// read-modify-write. Everything else (the first request of an epoch or every
+// kTimeEvery-th: timed; a step in a pool event; a step reported by another thread) goes
+// through the out-of-line functions below, which read the step through a Step view.
+
+struct Step {
+  uint8_t& flags;
+  uint64_t& bytes;
+  uint64_t& post_tick;
+  Lane* lane;      // where `slot` lives
+  PeerSlot* slot;  // the (peer, direction) counters in `lane`
+  int peer;
+  uint8_t dir;
+};
+
+Step ViewOf(StepRec* r) {
+  Event* op = r->op;
+  return {r->flags, r->bytes, r->post_tick, op->lane, op->slot, op->peer, op->dir};
+}
+Step ViewOf(Event* e) { return {e->flags, e->bytes, e->post_tick, e->lane, e->slot, e->peer, e->dir}; }
+
+// The counters of the step's (peer, direction) in the calling thread's lane.
+PeerSlot* SlotHere(const Step& s) {
+  if (CommState::OwnedHere(s.lane)) return s.slot;
+  Lane* lane = s.lane->comm->LaneHere();
+  return lane ? lane->peers.Get(s.peer, s.dir) : nullptr;
+}
+
+bool IsPost(int state) { return state == abi::kProxyStepSendWait || state == abi::kProxyStepRecvWait; }
+bool IsDone(int state) { return state == abi::kProxyStepRecvFlushWait || state == abi::kProxyStepRecvGPUWait; }
+
+// Timing a request: its post time, then at completion its span into the ring.
+[[gnu::noinline]] void TimePost(PeerSlot* s, uint8_t& flags, uint64_t& post_tick, uint64_t posted) {
+  s->next_timed = posted + kTimeEvery;
+  s->epoch = g_sample_epoch.load(std::memory_order_relaxed);
+  post_tick = Ticks();
+  flags |= kTimed;
+  s->last_post.store(post_tick, std::memory_order_release);
+}
+
+[[gnu::noinline]] void TimeDone(PeerSlot* s, uint64_t bytes, uint64_t post_tick) {
+  const uint64_t t = Ticks();
+  const uint32_t k = s->ring_next;
+  s->ring_next = k + 1 == kRecentThroughput ? 0 : k + 1;
+  const uint32_t v = s->ring_version.load(std::memory_order_relaxed);
+  s->ring_version.store(v + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s->ring_bytes[k].store(bytes, std::memory_order_relaxed);
+  s->ring_span[k].store(t > post_tick ? t - post_tick : 1, std::memory_order_relaxed);
+  s->ring_done[k].store(t, std::memory_order_relaxed);
+  s->ring_version.store(v + 2, std::memory_order_release);
+  s->last_done.store(t, std::memory_order_release);
+}
+
+// Counting, given the caller's own slot. A repeated wait state is one request.
+[[gnu::always_inline]] inline void CountPost(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t& post_tick,
+                                             uint64_t size) {
+  if (!s || (flags & kPosted)) return;
+  flags |= kPosted;
+  if (size) bytes = size;
+  const uint64_t n = s->posted.load(std::memory_order_relaxed);
+  s->posted.store(n + 1, std::memory_order_release);
+  if (n >= s->next_timed || s->epoch != g_sample_epoch.load(std::memory_order_relaxed)) [[unlikely]]
+    TimePost(s, flags, post_tick, n);
+}
+
+[[gnu::always_inline]] inline void CountDone(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t post_tick,
+                                             uint64_t size) {
+  if (!s || (flags & (kPosted | kDone)) != kPosted) return;
+  flags |= kDone;
+  if (size) bytes = size;
+  OwnerAdd(s->bytes, bytes);
+  OwnerAdd(s->completed, 1);
+  if (flags & kTimed) [[unlikely]]
+    TimeDone(s, bytes, post_tick);
+}
+
+void StepState(const Step& st, int state, uint64_t size) {
+  if (st.peer < 0) return;
+  if (IsPost(state) && !(st.flags & kPosted)) CountPost(SlotHere(st), st.flags, st.bytes, st.post_tick, size);
+  else if (IsDone(state) && (st.flags & (kPosted | kDone)) == kPosted)
+    CountDone(SlotHere(st), st.flags, st.bytes, st.post_tick, size);
+}
+
+void StepStopped(const Step& st) {
+  if (st.peer >= 0 && (st.flags & (kPosted | kDone)) == kPosted)
+    CountDone(SlotHere(st), st.flags, st.bytes, st.post_tick, 0);  // a send completes at its stop; a recv without flush too
+}
+
+// A step in a pool event: the op's slot for this step is taken, or the op is not ours.
+[[gnu::noinline]] void* StartPoolStep(Context* ctx, HandleHead* parent) {
+  if (!ctx || ctx->state.finalized.load(std::memory_order_relaxed)) return nullptr;
+  Event* op = parent && parent->type.load(std::memory_order_relaxed) == abi::kProxyOp ? static_cast<Event*>(parent)
+                                                                                      : nullptr;
+  Lane* lane;
+  Event* e = Pop(ctx, &lane);
+  if (!e) return nullptr;
+  e->flags = 0;
+  e->parent = nullptr;
+  if (op) {
+    // The step keeps its own copy of where it goes: its op may be recycled first.
+    e->peer = op->peer;
+    e->dir = op->dir;
+    e->bytes = op->bytes;
+    e->slot = op->lane == lane ? op->slot : lane->peers.Get(op->peer, op->dir);
+  } else {
+    e->peer = -1;
+    e->slot = nullptr;
+    e->bytes = 0;
   }
-  *handle = e;
-  return abi::kSuccess;
+  e->type.store(abi::kProxyStep, std::memory_order_relaxed);
+  return Out(e);
 }
 
-abi::Result StartEventCommon(void* context, void** handle, uint64_t type, void* parent_obj,
-                             const abi::CollDescr* coll, const char* p2p_func, uint8_t p2p_channels,
-                             const abi::ProxyOpDescr* op, uint64_t kernel_ptimer) {
-  if (!handle) return abi::kSuccess;
-  *handle = nullptr;
-  auto* ctx = static_cast<Context*>(context);
-  if (!ctx || ctx->state.finalized.load(std::memory_order_relaxed)) return abi::kSuccess;
-  switch (type) {
-    case abi::kColl:
-      *handle = StartColl(ctx, FuncIndex(coll->func), coll->seqNumber, coll->count * TypeSize(coll->datatype),
-                          coll->nChannels);
-      break;
-    case abi::kP2p:
-      *handle = StartColl(ctx, FuncIndex(p2p_func), ctx->p2p_seq.fetch_add(1, std::memory_order_relaxed), 0,
-                          p2p_channels);
-      break;
-    case abi::kProxyOp: return StartProxyOp(ctx, handle, parent_obj, *op);
-    case abi::kProxyStep: {
-      Event* e = StartChild(ctx, abi::kProxyStep, parent_obj, true);
-      if (e) {
-        Event* op = Parent(e);
-        // The step keeps its own copy of where it goes: its op may be recycled first.
-        e->peer = op && op->type == abi::kProxyOp ? op->peer : -1;
-        e->is_send = op && op->is_send;
-      }
-      *handle = e;
-      break;
+[[gnu::always_inline]] inline void* StartProxyStep(Context* ctx, void* parent, int step) {
+  HandleHead* h = In(parent);
+  if (h && h->type.load(std::memory_order_relaxed) == abi::kProxyOp) [[likely]] {
+    auto* op = static_cast<Event*>(h);
+    StepRec& r = op->steps[static_cast<unsigned>(step) % kStepSlots];
+    if (CommState::OwnedHere(op->lane) && r.type.load(std::memory_order_relaxed) == 0) [[likely]] {
+      r.flags = 0;
+      r.bytes = op->bytes;
+      r.type.store(kStepInOp, std::memory_order_relaxed);
+      return Out(&r);
     }
-    case abi::kKernelCh: {
-      Event* e = StartChild(ctx, abi::kKernelCh, parent_obj, true);
-      if (e) {
-        e->ch_start = kernel_ptimer;
-        if (!Parent(e) || Parent(e)->type != abi::kColl) e->parent = nullptr;
-      }
-      *handle = e;
-      break;
-    }
-    default: break;
   }
-  return abi::kSuccess;
+  return StartPoolStep(ctx, h);
 }
 
-void StepPosted(Event* step, uint64_t bytes) {
-  if (step->posted || step->peer < 0) return;  // a repeated wait state is one request
-  step->posted = true;
-  step->post_ns = NowNs();
-  if (bytes) step->step_bytes = bytes;
-  step->comm->Posted(step->peer, step->is_send ? 0 : 1, step->post_ns);
+bool StepsAlive(const Event* op) {
+  for (const StepRec& r : op->steps)
+    if (r.type.load(std::memory_order_acquire) != 0) return true;
+  return false;
 }
 
-void StepDone(Event* step, uint64_t bytes) {
-  if (!step->posted || step->done) return;
-  step->done = true;
-  if (bytes) step->step_bytes = bytes;
-  step->comm->Completed(step->peer, step->is_send ? 0 : 1, step->step_bytes, step->post_ns, NowNs());
+// An op stopped while its steps were alive is recycled by whoever ends it last.
+[[gnu::noinline]] void ReleaseOpIfDone(Event* op) {
+  if (!StepsAlive(op) && op->stopped.exchange(false, std::memory_order_acq_rel)) Release(op);
 }
 
-abi::Result RecordState(void* handle, int state, abi::EventStateArgs* args) {
-  auto* e = static_cast<Event*>(handle);
-  if (!e || !e->comm) return abi::kSuccess;
-  const uint64_t size = args ? args->proxyStep.transSize : 0;
-  switch (e->type) {
-    case abi::kProxyStep:
-      if (state == abi::kProxyStepSendWait || state == abi::kProxyStepRecvWait) StepPosted(e, size);
-      else if (state == abi::kProxyStepRecvFlushWait || state == abi::kProxyStepRecvGPUWait) StepDone(e, size);
-      break;
+void StopProxyOp(Event* e) {
+  if (Event* p = Parent(e)) DropCollRef(p);
+  if (!StepsAlive(e)) {
+    Release(e);
+    return;
+  }
+  e->stopped.store(true, std::memory_order_seq_cst);
+  ReleaseOpIfDone(e);  // a step that ended meanwhile may have missed `stopped`
+}
+
+// A step kept in its op, reported by a thread that does not own the op's lane (NCCL does
+// not do this): counted in the caller's own lane.
+[[gnu::noinline]] void StopStepInOpElsewhere(StepRec* r) {
+  StepStopped(ViewOf(r));
+  r->type.store(0, std::memory_order_release);
+}
+
+void KernelChDone(Event* e) {
+  Event* c = Parent(e);
+  if (!c) return;
+  uint64_t cur = c->gpu_start.load(std::memory_order_relaxed);
+  while (e->ch_start && e->ch_start < cur && !c->gpu_start.compare_exchange_weak(cur, e->ch_start)) {
+  }
+  cur = c->gpu_end.load(std::memory_order_relaxed);
+  while (e->ch_end > cur && !c->gpu_end.compare_exchange_weak(cur, e->ch_end)) {
+  }
+  if (c->counts_channels) {
+    const int n = c->channels_done.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if (n > c->channels) return;  // a channel NCCL did not announce holds no reference
+    if (n == c->channels) CompleteColl(c);
+  }
+  DropCollRef(c);
+}
+
+// Everything but a step kept in its op and reported by its owner (rare: per op,
+// channel, collective, or a step that fell back to the pool or changed threads).
+[[gnu::noinline]] abi::Result RecordOther(HandleHead* h, int state, uint64_t word) {
+  if (!h) return abi::kSuccess;
+  switch (h->type.load(std::memory_order_relaxed)) {
+    case kStepInOp: StepState(ViewOf(static_cast<StepRec*>(h)), state, word); break;
+    case abi::kProxyStep: StepState(ViewOf(static_cast<Event*>(h)), state, word); break;
     case abi::kKernelCh:
-      if (state == abi::kKernelChStop && args) e->step_bytes = args->kernelCh.pTimer;  // end timer until stop
+      if (state == abi::kKernelChStop) static_cast<Event*>(h)->ch_end = word;
       break;
     default: break;
   }
+  return abi::kSuccess;
+}
+
+// word: the state argument's first word, a step's size (transSize, NCCL >= 2.27) or a
+// kernel channel's end timer (pTimer, KernelChStop); 0 when NCCL gives none.
+[[gnu::always_inline]] inline abi::Result RecordState(void* handle, int state, uint64_t word) {
+  HandleHead* h = In(handle);
+  if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
+    auto* r = static_cast<StepRec*>(h);
+    Event* op = r->op;
+    if (CommState::OwnedHere(op->lane)) [[likely]] {
+      if (IsPost(state)) CountPost(op->slot, r->flags, r->bytes, r->post_tick, word);
+      else if (IsDone(state)) CountDone(op->slot, r->flags, r->bytes, r->post_tick, word);
+      return abi::kSuccess;
+    }
+  }
+  return RecordOther(h, state, word);
+}
+
+[[gnu::noinline]] abi::Result StopOther(HandleHead* h) {
+  if (!h) return abi::kSuccess;
+  const uint8_t type = h->type.load(std::memory_order_relaxed);
+  if (type == kStepInOp) {
+    StopStepInOpElsewhere(static_cast<StepRec*>(h));
+    return abi::kSuccess;
+  }
+  // Any other live handle is an Event; 0 is a record stopped twice (or the group's).
+  if (type != abi::kColl && type != abi::kProxyOp && type != abi::kProxyStep && type != abi::kKernelCh)
+    return abi::kSuccess;
+  auto* e = static_cast<Event*>(h);
+  switch (type) {
+    case abi::kColl: DropCollRef(e); return abi::kSuccess;  // "enqueued", not done
+    case abi::kProxyOp: StopProxyOp(e); return abi::kSuccess;
+    case abi::kProxyStep: StepStopped(ViewOf(e)); break;
+    default: KernelChDone(e); break;
+  }
+  Release(e);
   return abi::kSuccess;
 }
 
 abi::Result Stop(void* handle) {
-  auto* e = static_cast<Event*>(handle);
-  if (!e || !e->comm) return abi::kSuccess;
-  auto* ctx = static_cast<Context*>(e->owner);
-  switch (e->type) {
-    case abi::kColl: DropCollRef(ctx, e); return abi::kSuccess;  // "enqueued", not done
-    case abi::kProxyOp:
-      if (Event* p = Parent(e)) DropCollRef(ctx, p);
-      break;
-    case abi::kProxyStep:
-      StepDone(e, 0);  // a send completes at its stop; a recv without flush too
-      break;
-    case abi::kKernelCh:
-      if (Event* c = Parent(e)) {
-        uint64_t cur = c->gpu_start.load(std::memory_order_relaxed);
-        while (e->ch_start && e->ch_start < cur && !c->gpu_start.compare_exchange_weak(cur, e->ch_start)) {
-        }
-        cur = c->gpu_end.load(std::memory_order_relaxed);
-        while (e->step_bytes > cur && !c->gpu_end.compare_exchange_weak(cur, e->step_bytes)) {
-        }
-        if (c->channels_done.fetch_add(1, std::memory_order_acq_rel) + 1 == c->channels) CompleteColl(ctx, c);
-        DropCollRef(ctx, c);
-      }
-      break;
-    default: break;
+  HandleHead* h = In(handle);
+  if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
+    auto* r = static_cast<StepRec*>(h);
+    Event* op = r->op;
+    if (CommState::OwnedHere(op->lane)) [[likely]] {
+      // A send completes at its stop; a recv without flush too.
+      CountDone(op->slot, r->flags, r->bytes, r->post_tick, 0);
+      r->type.store(0, std::memory_order_release);
+      if (op->stopped.load(std::memory_order_relaxed)) [[unlikely]]
+        ReleaseOpIfDone(op);
+      return abi::kSuccess;
+    }
   }
-  ctx->pool.Push(e);
-  return abi::kSuccess;
+  return StopOther(h);
 }
 
 abi::Result Finalize(void* context) {
@@ -251,36 +465,160 @@ abi::Result Finalize(void* context) {
   return abi::kSuccess;
 }
 
+// Every version's startEvent: a proxy step first, the rest out of line.
+template <typename Descr, abi::Result (*Other)(void*, void**, Descr*)>
+abi::Result StartFast(void* context, void** handle, Descr* d) {
+  if (d && handle && d->type == abi::kProxyStep) [[likely]] {
+    *handle = StartProxyStep(static_cast<Context*>(context), d->parentObj, d->proxyStep.step);
+    return abi::kSuccess;
+  }
+  return Other(context, handle, d);
+}
+
 // ---- v5 (NCCL 2.28) ----
 abi::Result InitV5(void** context, uint64_t comm_id, int* mask, const char* name, int nnodes, int nranks, int rank,
                    abi::Logger logger) {
-  return Init(context, comm_id, mask, name, nnodes, nranks, rank, logger);
+  return Init(context, mask, {comm_id, name ? name : "", nranks, nnodes, rank, -1, 5}, true, logger);
 }
-abi::Result StartV5(void* context, void** handle, abi::EventDescr_v5* d) {
-  if (!d) return abi::kSuccess;
-  return StartEventCommon(context, handle, d->type, d->parentObj, &d->coll.base, d->p2p.func, d->p2p.nChannels,
-                          &d->proxyOp, d->kernelCh.pTimer);
+
+[[gnu::noinline]] abi::Result StartV5Other(void* context, void** handle, abi::EventDescr_v5* d) {
+  if (!handle) return abi::kSuccess;
+  *handle = nullptr;
+  Context* ctx = Live(context);
+  if (!ctx || !d) return abi::kSuccess;
+  switch (d->type) {
+    case abi::kProxyOp: *handle = StartProxyOp(ctx, d->parentObj, d->proxyOp, 0); break;
+    case abi::kKernelCh: *handle = StartKernelCh(ctx, d->parentObj, d->kernelCh.pTimer, true); break;
+    case abi::kColl:
+      *handle = StartColl(ctx, FuncIndex(d->coll.base.func), d->coll.base.seqNumber,
+                          d->coll.base.count * TypeSize(d->coll.base.datatype), d->coll.base.nChannels, true);
+      break;
+    case abi::kP2p: *handle = StartP2p(ctx, d->p2p.func, d->p2p.nChannels, true); break;
+    case abi::kGroup: *handle = Out(&g_group); break;
+    default: break;
+  }
+  return abi::kSuccess;
+}
+
+abi::Result RecordV45(void* handle, int state, abi::EventStateArgs* args) {
+  return RecordState(handle, state, args ? args->proxyStep.transSize : 0);  // transSize or pTimer: one word
 }
 
 // ---- v4 (NCCL 2.27) ----
 abi::Result InitV4(void** context, int* mask, const char* name, uint64_t comm_hash, int nnodes, int nranks, int rank,
                    abi::Logger logger) {
-  return Init(context, comm_hash, mask, name, nnodes, nranks, rank, logger);
+  return Init(context, mask, {comm_hash, name ? name : "", nranks, nnodes, rank, -1, 4}, true, logger);
 }
-abi::Result StartV4(void* context, void** handle, abi::EventDescr_v4* d) {
-  if (!d) return abi::kSuccess;
-  return StartEventCommon(context, handle, d->type, d->parentObj, &d->coll, d->p2p.func, d->p2p.nChannels, &d->proxyOp,
-                          d->kernelCh.pTimer);
+
+[[gnu::noinline]] abi::Result StartV4Other(void* context, void** handle, abi::EventDescr_v4* d) {
+  if (!handle) return abi::kSuccess;
+  *handle = nullptr;
+  Context* ctx = Live(context);
+  if (!ctx || !d) return abi::kSuccess;
+  switch (d->type) {
+    case abi::kProxyOp: *handle = StartProxyOp(ctx, d->parentObj, d->proxyOp, 0); break;
+    case abi::kKernelCh: *handle = StartKernelCh(ctx, d->parentObj, d->kernelCh.pTimer, true); break;
+    case abi::kColl:
+      *handle = StartColl(ctx, FuncIndex(d->coll.func), d->coll.seqNumber, d->coll.count * TypeSize(d->coll.datatype),
+                          d->coll.nChannels, true);
+      break;
+    case abi::kP2p: *handle = StartP2p(ctx, d->p2p.func, d->p2p.nChannels, true); break;
+    case abi::kGroup: *handle = Out(&g_group); break;
+    default: break;
+  }
+  return abi::kSuccess;
 }
+
+// ---- v1 to v3 (NCCL 2.23 to 2.26) ----
+// init names no communicator: it is learnt from the first collective or p2p. Steps carry
+// no size: a step counts its op's chunk size (an upper bound: the last step may be
+// shorter). Kernel channels (v3) carry no timer and no count: durations are host-side.
+template <int kApi>
+abi::Result InitOld(void** context, int* mask) {
+  CommInfo info;
+  info.api = kApi;
+  return Init(context, mask, info, false, nullptr);
+}
+
+template <typename Descr>
+void LearnFrom(Context* ctx, const char* name, uint64_t hash, const Descr* d) {
+  if (!ctx->state.identity_known()) ctx->state.LearnIdentity(hash, name, d->rank);
+}
+
+[[gnu::noinline]] abi::Result StartV1Other(void* context, void** handle, abi::EventDescr_v1* d) {
+  if (!handle) return abi::kSuccess;
+  *handle = nullptr;
+  Context* ctx = Live(context);
+  if (!ctx || !d) return abi::kSuccess;
+  switch (d->type) {
+    case abi::kProxyOp:
+      *handle = StartProxyOp(ctx, d->parentObj, d->proxyOp, static_cast<uint64_t>(d->proxyOp.chunkSize));
+      break;
+    case abi::kColl:
+      LearnFrom(ctx, d->coll.name, d->coll.commHash, d);
+      *handle = StartColl(ctx, FuncIndex(FuncNameV1(d->coll.func)), d->coll.seqNumber,
+                          d->coll.count * TypeSizeV1(d->coll.datatype), 0, false);
+      break;
+    case abi::kP2p:
+      LearnFrom(ctx, d->p2p.name, d->p2p.commHash, d);
+      *handle = StartP2p(ctx, FuncNameV1(d->p2p.func), 0, false);
+      break;
+    case abi::kGroup: *handle = Out(&g_group); break;
+    default: break;
+  }
+  return abi::kSuccess;
+}
+
+// v2 and v3 differ only where we do not look (trafficBytes, kernel and net events).
+template <typename Descr>
+[[gnu::noinline]] abi::Result StartV23Other(void* context, void** handle, Descr* d) {
+  if (!handle) return abi::kSuccess;
+  *handle = nullptr;
+  Context* ctx = Live(context);
+  if (!ctx || !d) return abi::kSuccess;
+  switch (d->type) {
+    case abi::kProxyOp:
+      *handle = StartProxyOp(ctx, d->parentObj, d->proxyOp, static_cast<uint64_t>(d->proxyOp.chunkSize));
+      break;
+    case abi::kColl:
+      LearnFrom(ctx, d->coll.name, d->coll.commHash, d);
+      *handle = StartColl(ctx, FuncIndex(d->coll.func), d->coll.seqNumber, d->coll.count * TypeSize(d->coll.datatype),
+                          0, false);
+      break;
+    case abi::kP2p:
+      LearnFrom(ctx, d->p2p.name, d->p2p.commHash, d);
+      *handle = StartP2p(ctx, d->p2p.func, 0, false);
+      break;
+    case abi::kKernelCh:
+      if constexpr (std::is_same_v<Descr, abi::EventDescr_v3>) *handle = StartKernelCh(ctx, d->parentObj, 0, false);
+      break;
+    case abi::kGroup: *handle = Out(&g_group); break;
+    default: break;
+  }
+  return abi::kSuccess;
+}
+
+// Proxy-step states carry no arguments before NCCL 2.27; proxy-op states carry the op's
+// bytes so far, which the step count already covers.
+abi::Result RecordV1(void* handle, int state, abi::EventStateArgs_v1*) { return RecordState(handle, state, 0); }
 
 }  // namespace
 }  // namespace aegis::probe
 
 extern "C" {
 __attribute__((visibility("default"))) aegis::probe::abi::Profiler_v5 ncclProfiler_v5 = {
-    "aegis", aegis::probe::InitV5, aegis::probe::StartV5, aegis::probe::Stop, aegis::probe::RecordState,
+    "aegis", aegis::probe::InitV5, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v5, aegis::probe::StartV5Other>, aegis::probe::Stop, aegis::probe::RecordV45,
     aegis::probe::Finalize};
 __attribute__((visibility("default"))) aegis::probe::abi::Profiler_v4 ncclProfiler_v4 = {
-    "aegis", aegis::probe::InitV4, aegis::probe::StartV4, aegis::probe::Stop, aegis::probe::RecordState,
+    "aegis", aegis::probe::InitV4, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v4, aegis::probe::StartV4Other>, aegis::probe::Stop, aegis::probe::RecordV45,
+    aegis::probe::Finalize};
+__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v3 ncclProfiler_v3 = {
+    "aegis", aegis::probe::InitOld<3>, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v3, aegis::probe::StartV23Other<aegis::probe::abi::EventDescr_v3>>, aegis::probe::Stop,
+    aegis::probe::RecordV1, aegis::probe::Finalize};
+__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v2 ncclProfiler_v2 = {
+    "aegis", aegis::probe::InitOld<2>, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v2, aegis::probe::StartV23Other<aegis::probe::abi::EventDescr_v2>>, aegis::probe::Stop,
+    aegis::probe::RecordV1, aegis::probe::Finalize};
+__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v1 ncclProfiler_v1 = {
+    "aegis", aegis::probe::InitOld<1>, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v1, aegis::probe::StartV1Other>, aegis::probe::Stop, aegis::probe::RecordV1,
     aegis::probe::Finalize};
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -123,7 +124,7 @@ struct Writer::Impl {
   void WriteAll(const std::string& host) {
     const int pid = static_cast<int>(::getpid());
     for (CommState* c : comms)
-      if (!c->finalized.load()) Emit(c->Snapshot(host, pid));
+      if (!c->finalized.load() && c->identity_known()) Emit(c->Snapshot(host, pid));
     Flush();
   }
 };
@@ -167,6 +168,7 @@ void Writer::Register(CommState* comm) {
     ::sigaction(sig, &sa, &g_previous);
   }
   impl_->thread = std::thread([this] {
+    ::pthread_setname_np(::pthread_self(), "aegis-ccl");  // for top, perf and the line-rate benchmark
     while (true) {
       pollfd p{g_wake_pipe[0], POLLIN, 0};
       ::poll(&p, g_wake_pipe[0] >= 0 ? 1 : 0, static_cast<int>(impl_->interval_ms));
@@ -175,6 +177,8 @@ void Writer::Register(CommState* comm) {
       }
       std::lock_guard<std::mutex> lock(impl_->mu);
       impl_->WriteAll(host_);
+      // Each (peer, direction) times its next request: every snapshot has fresh timings.
+      g_sample_epoch.fetch_add(1, std::memory_order_relaxed);
     }
   });
   impl_->thread.detach();
@@ -182,7 +186,7 @@ void Writer::Register(CommState* comm) {
 
 void Writer::Finalize(CommState* comm) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->Emit(comm->Snapshot(host_, static_cast<int>(::getpid())));
+  if (comm->identity_known()) impl_->Emit(comm->Snapshot(host_, static_cast<int>(::getpid())));
   impl_->Flush();
   comm->finalized.store(true);
 }

@@ -1,7 +1,8 @@
 // The probe's output paths, each in a fresh process (tests/probe/probe_driver.cc) since
 // the plugin reads its environment once per process: periodic snapshots, the opt-in
-// signal (chaining the application's handler), rotation, the Unix-socket stream, and an
-// unwritable directory that must only cost a warning.
+// signal (chaining the application's handler), rotation, the Unix-socket stream, an
+// unwritable directory that must only cost a warning, snapshots taken while several
+// proxy threads report, an old NCCL's API, and NCCL unloading the plugin.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -129,6 +131,57 @@ TEST(ProbeProcess, RecordsReachTheLocalSocket) {
   }
   close(fd);
   EXPECT_EQ(got, 4);  // the final snapshot of each rank
+}
+
+// Snapshots every millisecond while four proxy threads report: every record is
+// consistent (completed <= posted) and no counter ever goes back.
+TEST(ProbeProcess, SnapshotsWhileProxyThreadsReport) {
+  test::TempDir dir;
+  ASSERT_EQ(Drive({"AEGIS_CCL_DIR=" + dir.path(), "AEGIS_CCL_INTERVAL_MS=1", "AEGIS_CCL_SOCKET="},
+                  {"300", "0", "0", "1", "5", "4"}),
+            0);
+  std::map<std::string, uint64_t> last;  // (rank, peer, dir, field) -> value
+  size_t records = 0;
+  for (const auto& r : Records(dir.path())) {
+    ++records;
+    const std::string rank = std::to_string(r["rank"].get<int>());
+    EXPECT_LE(r["coll"]["AllReduce"]["completed"].get<uint64_t>(), r["coll"]["AllReduce"]["launched"].get<uint64_t>());
+    for (const auto& n : r["net"]) {
+      EXPECT_LE(n["completed"].get<uint64_t>(), n["posted"].get<uint64_t>());
+      for (const char* field : {"posted", "completed", "bytes"}) {
+        const std::string key = rank + "/" + std::to_string(n["peer"].get<int>()) + n["dir"].get<std::string>() + field;
+        EXPECT_GE(n[field].get<uint64_t>(), last[key]) << key;
+        last[key] = n[field].get<uint64_t>();
+      }
+    }
+  }
+  EXPECT_GT(records, 8u);
+  EXPECT_EQ(last["0/1sendposted"], 300u * 4);
+}
+
+// NCCL 2.23 (profiler API v1) through the same process path.
+TEST(ProbeProcess, OldestNcclApi) {
+  test::TempDir dir;
+  ASSERT_EQ(Drive({"AEGIS_CCL_DIR=" + dir.path(), "AEGIS_CCL_INTERVAL_MS=3600000", "AEGIS_CCL_SOCKET="},
+                  {"7", "0", "0", "1", "1"}),
+            0);
+  auto recs = Records(dir.path());
+  ASSERT_EQ(recs.size(), 4u);
+  for (const auto& r : recs) {
+    EXPECT_EQ(r["api"], 1);
+    EXPECT_EQ(r["comm"], "00000000000d71e4");
+    EXPECT_EQ(r["coll"]["AllReduce"]["launched"], 7);
+  }
+}
+
+// NCCL dlcloses the plugin after its last communicator; the writer thread and the signal
+// handler live in it, so it must stay mapped: the process lives on and exits cleanly.
+TEST(ProbeProcess, NcclUnloadingThePluginIsSafe) {
+  test::TempDir dir;
+  EXPECT_EQ(Drive({"AEGIS_CCL_DIR=" + dir.path(), "AEGIS_CCL_INTERVAL_MS=20", "AEGIS_CCL_SOCKET="},
+                  {"3", "0", "0", "1", "5", "1", "1"}),
+            0);
+  EXPECT_EQ(Records(dir.path()).size(), 4u);  // the final snapshots; none after finalize
 }
 
 }  // namespace
