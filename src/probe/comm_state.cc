@@ -168,6 +168,7 @@ void Lane::ReadRecent(std::vector<RecentColl>* out) const {
 // ---- threads ----
 
 __thread ThreadState* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread uint64_t t_thread_id __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 pthread_key_t g_exit_key;
@@ -180,6 +181,7 @@ void ReleaseLanes(ThreadState* t) {
 void OnThreadExit(void* state) {
   ReleaseLanes(static_cast<ThreadState*>(state));
   t_thread = nullptr;
+  t_thread_id = 0;
 }
 
 ThreadState* ThisThread() {
@@ -193,8 +195,11 @@ ThreadState* ThisThread() {
     delete t;
     return nullptr;
   }
+  static std::atomic<uint64_t> next_id{1};
+  t->id = next_id.fetch_add(1, std::memory_order_relaxed);
   if (key_ok) pthread_setspecific(g_exit_key, t);
   t_thread = t;
+  t_thread_id = t->id;
   return t;
 }
 }  // namespace
@@ -204,6 +209,7 @@ void ReleaseThreadLanes() {
   if (!t) return;
   pthread_setspecific(g_exit_key, nullptr);
   t_thread = nullptr;
+  t_thread_id = 0;
   ReleaseLanes(t);
 }
 

@@ -114,8 +114,10 @@ class Lane {
   } recent_[kRecentColls];
 };
 
-// A thread's identity and its lanes: the token a lane's `owner` holds.
+// A thread's identity and its lanes: the token a lane's `owner` holds. `id` is never
+// reused (a ThreadState's address may be, after its thread exits).
 struct ThreadState {
+  uint64_t id = 0;
   struct Entry {
     const CommState* comm = nullptr;
     Lane* lane = nullptr;
@@ -124,6 +126,7 @@ struct ThreadState {
   std::vector<Lane*> owned;  // released for adoption when the thread exits
 };
 extern __thread ThreadState* t_thread __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t t_thread_id __attribute__((tls_model("initial-exec")));  // 0: none yet
 
 struct CommInfo {
   uint64_t comm_hash = 0;
@@ -159,7 +162,9 @@ class CommState {
   uint64_t events_dropped() const;
 
   std::atomic<bool> finalized{false};
-  std::atomic<uint64_t> p2p_seq{0};  // written by the launching (application) thread only
+  // p2p operations carry no sequence number: one per function, written by the launching
+  // (application) thread only, on a line of their own.
+  alignas(64) std::atomic<uint64_t> p2p_seq[kMaxFuncs]{};
 
  private:
   Lane* LaneSlow();

@@ -52,6 +52,9 @@ struct alignas(64) Event : HandleHead {
   uint64_t bytes = 0;        // step: its size; op (NCCL < 2.27): bytes per step
   uint64_t post_tick = 0;    // step: Ticks() at post, for timed requests
   // Proxy op: its steps. An op stopped while steps are alive is recycled by the last.
+  // owner_id: the ThreadState id of the thread that started the op in its own lane; a
+  // step reported by that thread counts straight into `slot`.
+  uint64_t owner_id = 0;
   StepRec steps[kStepSlots];
   std::atomic<bool> stopped{false};
   // Collective (or p2p).

@@ -169,8 +169,8 @@ void* StartColl(Context* ctx, int func, uint64_t seq, uint64_t bytes, uint8_t ch
 }
 
 void* StartP2p(Context* ctx, const char* func, uint8_t channels, bool counts_channels) {
-  return StartColl(ctx, FuncIndex(func), ctx->state.p2p_seq.fetch_add(1, std::memory_order_relaxed), 0, channels,
-                   counts_channels);
+  const int f = FuncIndex(func);
+  return StartColl(ctx, f, ctx->state.p2p_seq[f].fetch_add(1, std::memory_order_relaxed), 0, channels, counts_channels);
 }
 
 // The collective `parent` names, when it is one of ours and alive: a reference is taken.
@@ -192,6 +192,7 @@ void* StartProxyOp(Context* ctx, void* parent, const abi::ProxyOpDescr& d, uint6
   e->dir = d.isSend ? 0 : 1;
   e->slot = lane->peers.Get(d.peer, e->dir);
   e->bytes = bytes_per_step;
+  e->owner_id = t_thread_id;  // LaneHere() gave this thread its ThreadState
   e->stopped.store(false, std::memory_order_relaxed);
   // PXN: the op may belong to a collective of another process; its handle is not ours.
   if (d.pid == ctx->pid) AttachToColl(e, parent, true);
@@ -333,7 +334,7 @@ void StepStopped(const Step& st) {
   if (h && h->type.load(std::memory_order_relaxed) == abi::kProxyOp) [[likely]] {
     auto* op = static_cast<Event*>(h);
     StepRec& r = op->steps[static_cast<unsigned>(step) % kStepSlots];
-    if (CommState::OwnedHere(op->lane) && r.type.load(std::memory_order_relaxed) == 0) [[likely]] {
+    if (op->owner_id == t_thread_id && r.type.load(std::memory_order_relaxed) == 0) [[likely]] {
       r.flags = 0;
       r.bytes = op->bytes;
       r.type.store(kStepInOp, std::memory_order_relaxed);
@@ -410,7 +411,7 @@ void KernelChDone(Event* e) {
   if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
     auto* r = static_cast<StepRec*>(h);
     Event* op = r->op;
-    if (CommState::OwnedHere(op->lane)) [[likely]] {
+    if (op->owner_id == t_thread_id) [[likely]] {
       if (IsPost(state)) CountPost(op->slot, r->flags, r->bytes, r->post_tick, word);
       else if (IsDone(state)) CountDone(op->slot, r->flags, r->bytes, r->post_tick, word);
       return abi::kSuccess;
@@ -445,7 +446,7 @@ abi::Result Stop(void* handle) {
   if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
     auto* r = static_cast<StepRec*>(h);
     Event* op = r->op;
-    if (CommState::OwnedHere(op->lane)) [[likely]] {
+    if (op->owner_id == t_thread_id) [[likely]] {
       // A send completes at its stop; a recv without flush too.
       CountDone(op->slot, r->flags, r->bytes, r->post_tick, 0);
       r->type.store(0, std::memory_order_release);

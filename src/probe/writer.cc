@@ -168,7 +168,6 @@ void Writer::Register(CommState* comm) {
     ::sigaction(sig, &sa, &g_previous);
   }
   impl_->thread = std::thread([this] {
-    ::pthread_setname_np(::pthread_self(), "aegis-ccl");  // for top, perf and the line-rate benchmark
     while (true) {
       pollfd p{g_wake_pipe[0], POLLIN, 0};
       ::poll(&p, g_wake_pipe[0] >= 0 ? 1 : 0, static_cast<int>(impl_->interval_ms));
@@ -181,6 +180,7 @@ void Writer::Register(CommState* comm) {
       g_sample_epoch.fetch_add(1, std::memory_order_relaxed);
     }
   });
+  ::pthread_setname_np(impl_->thread.native_handle(), "aegis-ccl");  // for top, perf and bench/probe_bench.cc
   impl_->thread.detach();
 }
 

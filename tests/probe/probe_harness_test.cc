@@ -273,6 +273,27 @@ TEST_F(Probe, V4EntryPointsFeedTheSameCounters) {
   EXPECT_EQ(recs[0]["coll"]["AllGather"]["completed"], 42);
 }
 
+// p2p operations carry no sequence number: each function counts its own.
+TEST_F(Probe, P2pCountsPerFunction) {
+  auto comm = nccl_->InitComm(0xccccull, "pp", 2, 1);
+  auto p2p = [&](const char* func) {
+    abi::EventDescr_v5 d{};
+    d.type = abi::kP2p;
+    d.p2p.func = func;
+    d.p2p.peer = 1;
+    d.p2p.nChannels = 0;  // nothing announced: complete at stop
+    nccl_->Stop(nccl_->Start(comm[0].ctx, d));
+  };
+  for (int i = 0; i < 3; ++i) p2p("Send");
+  for (int i = 0; i < 2; ++i) p2p("Recv");
+  for (const auto& r : comm) nccl_->Finalize(r);
+  auto recs = Records(0xccccull);
+  EXPECT_EQ(recs[0]["coll"]["Send"]["launched"], 3);
+  EXPECT_EQ(recs[0]["coll"]["Send"]["completed"], 3);
+  EXPECT_EQ(recs[0]["coll"]["Recv"]["launched"], 2);
+  EXPECT_EQ(recs[0]["coll"]["Recv"]["completed"], 2);
+}
+
 // Every profiler API version NCCL has released (1: NCCL 2.23 ... 5: NCCL 2.28), each
 // driven through its own call sequence and descriptors.
 class ProbeEveryVersion : public Probe, public ::testing::WithParamInterface<int> {
