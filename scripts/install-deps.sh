@@ -7,6 +7,7 @@ pkgs=(
   libvectorscan-dev libre2-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus
+  libsqlite3-dev libpq-dev postgresql
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,116 @@
+#include "store/schema.h"
+
+namespace aegis::store {
+
+namespace {
+
+// Replaces every "{REAL}" and "{SERIAL_KEY}".
+std::string Spell(std::string_view sql, const SqlTypes& types) {
+  std::string out;
+  for (size_t i = 0; i < sql.size();) {
+    if (sql.substr(i, 6) == "{REAL}") {
+      out += types.real;
+      i += 6;
+    } else if (sql.substr(i, 12) == "{SERIAL_KEY}") {
+      out += types.serial_key;
+      i += 12;
+    } else {
+      out += sql[i++];
+    }
+  }
+  return out;
+}
+
+constexpr std::string_view kHostStates = "('in_service', 'isolated', 'repair', 'offline', 'held')";
+
+// Version 1: the initial schema.
+std::vector<std::string> Version1() {
+  const std::string hs(kHostStates);
+  return {
+      "CREATE TABLE events ("
+      " seq {SERIAL_KEY},"
+      " id TEXT NOT NULL UNIQUE,"
+      " node TEXT NOT NULL,"
+      " type TEXT NOT NULL,"
+      " at {REAL},"
+      " t {REAL} NOT NULL,"
+      " received_at {REAL} NOT NULL,"
+      " body TEXT NOT NULL)",
+      "CREATE INDEX events_node_t ON events (node, t)",
+      "CREATE INDEX events_received_at ON events (received_at)",
+
+      "CREATE TABLE jobs ("
+      " id TEXT PRIMARY KEY,"
+      " state TEXT NOT NULL CHECK (state IN ('running', 'failed', 'hung', 'slow', 'done')),"
+      " body TEXT NOT NULL,"
+      " started_at {REAL},"
+      " ended_at {REAL},"
+      " updated_at {REAL} NOT NULL)",
+      "CREATE INDEX jobs_state ON jobs (state)",
+
+      "CREATE TABLE incidents ("
+      " id TEXT PRIMARY KEY,"
+      " job TEXT NOT NULL,"
+      " triggered_by TEXT NOT NULL"
+      "  CHECK (triggered_by IN ('job_failed', 'job_hung', 'ccl_stall', 'slow', 'manual')),"
+      " opened_at {REAL} NOT NULL,"
+      " decided_at {REAL},"
+      " verdict TEXT,"
+      " decided_by TEXT,"
+      " UNIQUE (job, triggered_by),"
+      " CHECK ((decided_at IS NULL) = (verdict IS NULL)))",
+      "CREATE INDEX incidents_opened_at ON incidents (opened_at)",
+
+      "CREATE TABLE actions ("
+      " key TEXT PRIMARY KEY,"
+      " incident TEXT REFERENCES incidents (id),"
+      " host TEXT NOT NULL,"
+      " op TEXT NOT NULL,"
+      " backend TEXT NOT NULL,"
+      " dry_run INTEGER NOT NULL CHECK (dry_run IN (0, 1)),"
+      " at {REAL} NOT NULL,"
+      " result TEXT NOT NULL,"
+      " detail TEXT NOT NULL,"
+      " updated_at {REAL} NOT NULL)",
+      "CREATE INDEX actions_incident ON actions (incident)",
+      "CREATE INDEX actions_result ON actions (result, at)",
+
+      "CREATE TABLE hosts ("
+      " host TEXT PRIMARY KEY,"
+      " state TEXT NOT NULL CHECK (state IN " + hs + "),"
+      " since {REAL} NOT NULL,"
+      " incident TEXT REFERENCES incidents (id),"
+      " reason TEXT NOT NULL)",
+
+      "CREATE TABLE host_history ("
+      " id {SERIAL_KEY},"
+      " host TEXT NOT NULL,"
+      " at {REAL} NOT NULL,"
+      " from_state TEXT NOT NULL CHECK (from_state IN " + hs + "),"
+      " to_state TEXT NOT NULL CHECK (to_state IN " + hs + "),"
+      " incident TEXT REFERENCES incidents (id),"
+      " reason TEXT NOT NULL,"
+      " changed_by TEXT NOT NULL CHECK (changed_by IN ('decision', 'person')),"
+      " actor TEXT NOT NULL)",
+      "CREATE INDEX host_history_host ON host_history (host, id)",
+
+      "CREATE TABLE topology ("
+      " id INTEGER PRIMARY KEY CHECK (id = 1),"
+      " body TEXT NOT NULL,"
+      " updated_at {REAL} NOT NULL)",
+
+      "CREATE TABLE counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+      "INSERT INTO counters (name, value) VALUES ('incident', 0)",
+  };
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> SchemaMigrations(const SqlTypes& types) {
+  std::vector<std::vector<std::string>> migrations{Version1()};
+  for (auto& step : migrations)
+    for (auto& sql : step) sql = Spell(sql, types);
+  return migrations;
+}
+
+}  // namespace aegis::store

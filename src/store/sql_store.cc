@@ -1,0 +1,302 @@
+// SqlStore: opening (schema), events, jobs and the topology. Incidents, decisions, actions
+// and hosts are in sql_store_incidents.cc.
+#include "store/sql_store.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "store/sql_text.h"
+#include "store/text_checks.h"
+
+namespace aegis::store {
+
+double NowSeconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+
+// Rows per INSERT of a batch: 7 parameters each, well under both engines' limits
+// (SQLite 32766, PostgreSQL 65535), and few distinct statement texts to prepare.
+constexpr size_t kRowsPerInsert = 100;
+
+constexpr std::string_view kEventColumns = "seq, id, node, type, at, received_at, body";
+
+Event EventFromRow(const SqlRows& r, size_t i) {
+  Event e;
+  e.seq = r.Int(i, 0);
+  e.id = r.Text(i, 1);
+  e.node = r.Text(i, 2);
+  e.type = r.Text(i, 3);
+  e.at = r.Real(i, 4);
+  e.received_at = r.Real(i, 5);
+  e.body = r.Text(i, 6);
+  return e;
+}
+
+void EventsFromRows(const SqlRows& r, std::vector<Event>* out) {
+  out->clear();
+  out->reserve(r.size());
+  for (size_t i = 0; i < r.size(); ++i) out->push_back(EventFromRow(r, i));
+}
+
+Status CheckEvent(const Event& e) {
+  Status st = CheckName("event id", e.id);
+  if (st.ok()) st = CheckName("event node", e.node);
+  if (st.ok()) st = CheckName("event type", e.type);
+  if (st.ok()) st = CheckTime("event at", e.at, /*allow_nan=*/true);
+  if (st.ok()) st = CheckTime("event received_at", e.received_at, /*allow_nan=*/true);
+  if (st.ok()) st = CheckJson("event body", e.body);
+  if (st.ok() || e.id.empty() || e.id.size() > kMaxNameBytes || !IsStorableText(e.id)) return st;
+  std::string msg = "event " + e.id + ": " + st.message();  // name it when its id can be shown
+  return st.code() == Status::Code::kResourceExhausted ? Status::ResourceExhausted(std::move(msg))
+                                                       : Status::InvalidArgument(std::move(msg));
+}
+
+Job JobFromRow(const SqlRows& r, size_t i) {
+  Job j;
+  j.id = r.Text(i, 0);
+  j.state = ParseJobState(r.Text(i, 1)).value_or(JobState::kRunning);
+  j.body = r.Text(i, 2);
+  j.started_at = r.Real(i, 3);
+  j.ended_at = r.Real(i, 4);
+  j.updated_at = r.Real(i, 5);
+  return j;
+}
+
+}  // namespace
+
+Status SqlStore::Create(std::unique_ptr<SqlBackend> backend, std::unique_ptr<Store>* out) {
+  std::unique_ptr<SqlStore> store(new SqlStore(std::move(backend)));
+  Status st = store->Migrate();
+  if (!st.ok()) return st;
+  *out = std::move(store);
+  return Status::Ok();
+}
+
+Status SqlStore::Migrate() {
+  const SqlDialect& d = backend_->dialect();
+  const auto& steps = *d.migrations;
+  return Transact(true, [&](SqlConnection& c) -> Status {
+    Status st;
+    if (!d.serialize_migrations.empty() && !(st = c.Exec(d.serialize_migrations, {})).ok()) return st;
+    st = c.Exec(
+        "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
+        {});
+    if (!st.ok()) return st;
+    SqlRows rows;
+    if (!(st = c.Exec("SELECT version FROM schema_version WHERE id = 1", {}, &rows)).ok()) return st;
+    const int64_t known = static_cast<int64_t>(steps.size());
+    const int64_t version = rows.empty() ? 0 : rows.Int(0, 0);
+    if (version > known)
+      return Status::FailedPrecondition("the database's schema is version " + std::to_string(version) +
+                                        ", newer than this build's " + std::to_string(known));
+    if (version == known) return Status::Ok();
+    for (int64_t v = version; v < known; ++v)
+      for (const std::string& sql : steps[static_cast<size_t>(v)])
+        if (!(st = c.Exec(sql, {})).ok()) return st;
+    return rows.empty() ? c.Exec("INSERT INTO schema_version (id, version) VALUES (1, $1)", {SqlParam::Int(known)})
+                        : c.Exec("UPDATE schema_version SET version = $1 WHERE id = 1", {SqlParam::Int(known)});
+  });
+}
+
+// --- events ---
+
+Status SqlStore::AppendEvents(std::span<const Event> batch, AppendResult* result) {
+  *result = AppendResult();
+  std::vector<size_t> valid;
+  valid.reserve(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Status st = CheckEvent(batch[i]);
+    if (st.ok())
+      valid.push_back(i);
+    else
+      result->rejected.push_back({i, std::move(st)});
+  }
+  if (valid.empty()) return Status::Ok();
+
+  const double now = NowSeconds();
+  // Times as bound: `at`, `t` (the time ranges use: at, else received_at), received_at.
+  std::vector<double> received(valid.size());
+  for (size_t k = 0; k < valid.size(); ++k) {
+    const double r = batch[valid[k]].received_at;
+    received[k] = std::isnan(r) ? now : r;
+  }
+  const SqlDialect& d = backend_->dialect();
+  size_t added = 0;
+  Status st = Transact(true, [&](SqlConnection& c) -> Status {
+    added = 0;
+    Status s;
+    if (!d.serialize_appends.empty() && !(s = c.Exec(d.serialize_appends, {})).ok()) return s;
+    std::vector<SqlParam> params;
+    for (size_t first = 0; first < valid.size(); first += kRowsPerInsert) {
+      const size_t n = std::min(kRowsPerInsert, valid.size() - first);
+      params.clear();
+      for (size_t k = first; k < first + n; ++k) {
+        const Event& e = batch[valid[k]];
+        params.push_back(SqlParam::Text(e.id));
+        params.push_back(SqlParam::Text(e.node));
+        params.push_back(SqlParam::Text(e.type));
+        params.push_back(SqlParam::Real(e.at));
+        params.push_back(SqlParam::Real(std::isnan(e.at) ? received[k] : e.at));
+        params.push_back(SqlParam::Real(received[k]));
+        params.push_back(SqlParam::Text(e.body));
+      }
+      const std::string sql = "INSERT INTO events (id, node, type, at, t, received_at, body) VALUES " +
+                              ValuesList(n, 7) + " ON CONFLICT (id) DO NOTHING";
+      int64_t changed = 0;
+      if (!(s = c.Exec(sql, params, nullptr, &changed)).ok()) return s;
+      added += static_cast<size_t>(changed);
+    }
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  result->added = added;
+  result->duplicates = valid.size() - added;
+  return Status::Ok();
+}
+
+Status SqlStore::EventsAfter(int64_t after_seq, size_t limit, std::vector<Event>* out) {
+  out->clear();
+  const std::string sql =
+      "SELECT " + std::string(kEventColumns) + " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2";
+  return Transact(false, [&](SqlConnection& c) -> Status {
+    SqlRows rows;
+    Status st = c.Exec(sql, {SqlParam::Int(after_seq), SqlParam::Int(LimitParam(limit))}, &rows);
+    if (st.ok()) EventsFromRows(rows, out);
+    return st;
+  });
+}
+
+Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out) {
+  out->clear();
+  if (std::isnan(range.from) || std::isnan(range.to)) return Status::InvalidArgument("event range: NaN bound");
+  for (const std::string& h : range.hosts)
+    if (Status st = CheckName("event range host", h); !st.ok()) return st;
+  for (const std::string& t : range.types)
+    if (Status st = CheckName("event range type", t); !st.ok()) return st;
+
+  // Infinite bounds are left out rather than bound: not every engine stores infinities.
+  std::vector<SqlParam> params;
+  std::string where = "1 = 1";
+  if (std::isfinite(range.from)) {
+    params.push_back(SqlParam::Real(range.from));
+    where += " AND t >= " + Placeholder(params.size());
+  }
+  if (std::isfinite(range.to)) {
+    params.push_back(SqlParam::Real(range.to));
+    where += " AND t <= " + Placeholder(params.size());
+  }
+  if (!range.hosts.empty()) {
+    where += " AND node IN (" + Placeholders(params.size() + 1, range.hosts.size()) + ")";
+    for (const std::string& h : range.hosts) params.push_back(SqlParam::Text(h));
+  }
+  if (!range.types.empty()) {
+    where += " AND type IN (" + Placeholders(params.size() + 1, range.types.size()) + ")";
+    for (const std::string& t : range.types) params.push_back(SqlParam::Text(t));
+  }
+  params.push_back(SqlParam::Int(LimitParam(range.limit)));
+  const std::string sql = "SELECT " + std::string(kEventColumns) + " FROM events WHERE " + where +
+                          " ORDER BY t, seq LIMIT " + Placeholder(params.size());
+  return Transact(false, [&](SqlConnection& c) -> Status {
+    SqlRows rows;
+    Status st = c.Exec(sql, params, &rows);
+    if (st.ok()) EventsFromRows(rows, out);
+    return st;
+  });
+}
+
+Status SqlStore::PruneEvents(double received_before, size_t* deleted) {
+  *deleted = 0;
+  if (Status st = CheckTime("prune before", received_before); !st.ok()) return st;
+  int64_t changed = 0;
+  Status st = Transact(true, [&](SqlConnection& c) -> Status {
+    return c.Exec("DELETE FROM events WHERE received_at < $1", {SqlParam::Real(received_before)}, nullptr, &changed);
+  });
+  if (st.ok()) *deleted = static_cast<size_t>(changed);
+  return st;
+}
+
+// --- jobs ---
+
+Status SqlStore::PutJob(const Job& job, bool* applied) {
+  *applied = false;
+  Status st = CheckName("job id", job.id);
+  if (st.ok()) st = CheckJson("job body", job.body);
+  if (st.ok()) st = CheckTime("job started_at", job.started_at, true);
+  if (st.ok()) st = CheckTime("job ended_at", job.ended_at, true);
+  if (st.ok()) st = CheckTime("job updated_at", job.updated_at);
+  if (!st.ok()) return st;
+  int64_t changed = 0;
+  st = Transact(true, [&](SqlConnection& c) -> Status {
+    return c.Exec(
+        "INSERT INTO jobs (id, state, body, started_at, ended_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) "
+        "ON CONFLICT (id) DO UPDATE SET state = excluded.state, body = excluded.body, "
+        "started_at = excluded.started_at, ended_at = excluded.ended_at, updated_at = excluded.updated_at "
+        "WHERE jobs.updated_at <= excluded.updated_at",
+        {SqlParam::Text(job.id), SqlParam::Text(ToString(job.state)), SqlParam::Text(job.body),
+         SqlParam::Real(job.started_at), SqlParam::Real(job.ended_at), SqlParam::Real(job.updated_at)},
+        nullptr, &changed);
+  });
+  if (st.ok()) *applied = changed > 0;
+  return st;
+}
+
+Status SqlStore::GetJob(std::string_view id, Job* out) {
+  if (Status st = CheckName("job id", id); !st.ok()) return st;
+  return Transact(false, [&](SqlConnection& c) -> Status {
+    SqlRows rows;
+    Status st = c.Exec("SELECT id, state, body, started_at, ended_at, updated_at FROM jobs WHERE id = $1",
+                       {SqlParam::Text(id)}, &rows);
+    if (!st.ok()) return st;
+    if (rows.empty()) return Status::NotFound("job " + std::string(id));
+    *out = JobFromRow(rows, 0);
+    return Status::Ok();
+  });
+}
+
+Status SqlStore::ListJobs(std::optional<JobState> state, std::vector<Job>* out) {
+  out->clear();
+  return Transact(false, [&](SqlConnection& c) -> Status {
+    SqlRows rows;
+    Status st = state ? c.Exec("SELECT id, state, body, started_at, ended_at, updated_at FROM jobs "
+                               "WHERE state = $1 ORDER BY id",
+                               {SqlParam::Text(ToString(*state))}, &rows)
+                      : c.Exec("SELECT id, state, body, started_at, ended_at, updated_at FROM jobs ORDER BY id", {},
+                               &rows);
+    if (!st.ok()) return st;
+    out->clear();
+    for (size_t i = 0; i < rows.size(); ++i) out->push_back(JobFromRow(rows, i));
+    return Status::Ok();
+  });
+}
+
+// --- topology ---
+
+Status SqlStore::PutTopology(std::string_view json, double at) {
+  Status st = CheckJson("topology", json);
+  if (st.ok()) st = CheckTime("topology at", at);
+  if (!st.ok()) return st;
+  return Transact(true, [&](SqlConnection& c) -> Status {
+    return c.Exec(
+        "INSERT INTO topology (id, body, updated_at) VALUES (1, $1, $2) "
+        "ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
+        {SqlParam::Text(json), SqlParam::Real(at)});
+  });
+}
+
+Status SqlStore::GetTopology(std::string* json, double* updated_at) {
+  return Transact(false, [&](SqlConnection& c) -> Status {
+    SqlRows rows;
+    Status st = c.Exec("SELECT body, updated_at FROM topology WHERE id = 1", {}, &rows);
+    if (!st.ok()) return st;
+    if (rows.empty()) return Status::NotFound("no topology stored");
+    *json = rows.Text(0, 0);
+    *updated_at = rows.Real(0, 1);
+    return Status::Ok();
+  });
+}
+
+}  // namespace aegis::store

@@ -1,0 +1,95 @@
+// The Store (store.h) written once over the SQL layer (sql_connection.h): every method is
+// one transaction on a leased connection, run again when it failed for a passing reason
+// (a lock held by another process, a deadlock, a connection dropped before the commit),
+// at most kMaxAttempts times. Host rows are locked in host-name order, after the incident
+// row, so that concurrent decisions cannot deadlock. Thread-safe as its backend is.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "store/sql_connection.h"
+#include "store/store.h"
+
+namespace aegis::store {
+
+class SqlStore final : public Store {
+ public:
+  // Creates or migrates the schema; FailedPrecondition for a schema newer than this build.
+  static Status Create(std::unique_ptr<SqlBackend> backend, std::unique_ptr<Store>* out);
+
+  std::string_view backend() const override { return backend_->dialect().name; }
+
+  Status AppendEvents(std::span<const Event> batch, AppendResult* result) override;
+  Status EventsAfter(int64_t after_seq, size_t limit, std::vector<Event>* out) override;
+  Status EventsInRange(const EventRange& range, std::vector<Event>* out) override;
+  Status PruneEvents(double received_before, size_t* deleted) override;
+
+  Status PutJob(const Job& job, bool* applied) override;
+  Status GetJob(std::string_view id, Job* out) override;
+  Status ListJobs(std::optional<JobState> state, std::vector<Job>* out) override;
+
+  Status OpenIncident(const IncidentOpening& opening, Incident* out, bool* created) override;
+  Status GetIncident(std::string_view id, Incident* out) override;
+  Status ListIncidents(const IncidentFilter& filter, std::vector<Incident>* out) override;
+  Status RecordDecision(const Decision& decision, DecisionOutcome* outcome) override;
+
+  Status RecordAction(const Action& action, bool* inserted) override;
+  Status UpdateActionResult(std::string_view key, std::string_view result, std::string_view detail,
+                            double at) override;
+  Status GetAction(std::string_view key, Action* out) override;
+  Status ActionsWithResult(std::string_view result, size_t limit, std::vector<Action>* out) override;
+
+  Status RegisterHosts(std::span<const std::string> hosts, double at, size_t* added) override;
+  Status SetHostState(const ManualHostChange& change, bool* changed) override;
+  Status GetHost(std::string_view host, HostRecord* out) override;
+  Status ListHosts(std::vector<HostRecord>* out) override;
+  Status HostHistory(std::string_view host, size_t limit, std::vector<HistoryEntry>* out) override;
+
+  Status PutTopology(std::string_view json, double at) override;
+  Status GetTopology(std::string* json, double* updated_at) override;
+
+  Status NewLeaderLock(std::unique_ptr<LeaderLock>* out) override { return backend_->NewLeaderLock(out); }
+
+  static constexpr int kMaxAttempts = 4;
+
+ private:
+  explicit SqlStore(std::unique_ptr<SqlBackend> backend) : backend_(std::move(backend)) {}
+  Status Migrate();
+
+  // Runs body(SqlConnection&) -> Status inside one transaction, as the file comment says.
+  // The body must set its outputs only from what it read in this attempt.
+  template <typename Body>
+  Status Transact(bool write, Body&& body);
+
+  std::unique_ptr<SqlBackend> backend_;
+};
+
+// A time for rows written "now": the wall clock, epoch seconds.
+double NowSeconds();
+
+template <typename Body>
+Status SqlStore::Transact(bool write, Body&& body) {
+  const SqlDialect& d = backend_->dialect();
+  for (int attempt = 1;; ++attempt) {
+    std::unique_ptr<ConnectionLease> lease;
+    Status st = backend_->Lease(&lease);
+    if (!st.ok()) return st;
+    SqlConnection& c = lease->conn();
+    bool committing = false;
+    st = c.Exec(write ? d.begin_write : d.begin_read, {});
+    if (st.ok()) st = body(c);
+    if (st.ok()) {
+      committing = true;
+      st = c.Exec("COMMIT", {});
+      if (st.ok()) return st;
+    }
+    const bool transient = c.LastFailureTransient();
+    (void)c.Exec("ROLLBACK", {});  // fails harmlessly when no transaction is open
+    // A failed COMMIT may have committed: the caller is told (Unavailable), not guessed for.
+    if (committing || !transient || attempt == kMaxAttempts) return st;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+  }
+}
+
+}  // namespace aegis::store

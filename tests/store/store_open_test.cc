@@ -1,0 +1,105 @@
+// Opening a store: URLs, files that are not databases, unreachable servers, the schema
+// kept across reopening and refused when newer than this build.
+#include <fstream>
+#include <thread>
+
+#include "store_fixture.h"
+
+namespace aegis::store::test {
+namespace {
+
+TEST(StoreOpenTest, UrlsOtherThanSqliteAndPostgresqlAreRefused) {
+  for (const char* url : {"", "mysql://db/x", "sqlite:", "sqlite://relative/path.db", "file:/tmp/x.db",
+                          "postgresql:/x", "SQLITE:/tmp/x"}) {
+    std::unique_ptr<Store> store;
+    Status st = Store::Open(url, &store);
+    EXPECT_TRUE(st.IsInvalidArgument()) << url << ": " << st.ToString();
+    EXPECT_FALSE(store);
+  }
+  std::unique_ptr<Store> store;
+  EXPECT_TRUE(Store::Open(std::string_view("sqlite:/tmp/a\0b", 15), &store).IsInvalidArgument());
+}
+
+TEST(StoreOpenTest, SqliteAcceptsBothPathForms) {
+  ScratchDir dir;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open("sqlite:" + dir.path() + "/one.db", &store).ok());
+  EXPECT_EQ(store->backend(), "sqlite");
+  ASSERT_TRUE(Store::Open("sqlite://" + dir.path() + "/two.db", &store).ok());
+  std::ifstream two(dir.path() + "/two.db");
+  EXPECT_TRUE(two.good());
+}
+
+TEST(StoreOpenTest, AFileThatIsNotADatabaseIsCorruption) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/garbage.db";
+  std::ofstream(path) << std::string(8192, '\x5a');
+  std::unique_ptr<Store> store;
+  Status st = Store::Open("sqlite:" + path, &store);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption) << st.ToString();
+}
+
+TEST(StoreOpenTest, AFileInAMissingDirectoryIsAnIOError) {
+  ScratchDir dir;
+  std::unique_ptr<Store> store;
+  Status st = Store::Open("sqlite:" + dir.path() + "/no/such/dir/x.db", &store);
+  EXPECT_EQ(st.code(), Status::Code::kIOError) << st.ToString();
+}
+
+TEST(StoreOpenTest, AnUnreachableServerIsUnavailable) {
+  std::unique_ptr<Store> store;
+  // Port 1 on loopback: nobody listens, the connection is refused at once.
+  Status st = Store::Open("postgresql://postgres@127.0.0.1:1/aegis?connect_timeout=2", &store);
+  EXPECT_TRUE(st.IsUnavailable()) << st.ToString();
+  EXPECT_EQ(st.message().find("password"), std::string::npos);
+}
+
+class SchemaTest : public StoreTest {};
+
+TEST_P(SchemaTest, AReopenedStoreKeepsItsData) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    EXPECT_EQ(store->backend(), postgres() ? "postgresql" : "sqlite");
+    AppendResult r;
+    ASSERT_TRUE(store->AppendEvents(std::vector<Event>{MakeEvent("e1", "n", 1)}, &r).ok());
+    ASSERT_TRUE(store->PutTopology("{}", 5).ok());
+  }
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  std::vector<Event> events;
+  ASSERT_TRUE(store->EventsAfter(0, 10, &events).ok());
+  ASSERT_EQ(events.size(), 1u);
+  std::string topology;
+  double at = 0;
+  ASSERT_TRUE(store->GetTopology(&topology, &at).ok());
+  // The store counts on its incident numbers surviving too.
+  Incident inc;
+  bool created = false;
+  ASSERT_TRUE(store->OpenIncident({"j", Trigger::kJobFailed, 1, ""}, &inc, &created).ok());
+  EXPECT_EQ(inc.id, "inc-1");
+}
+
+TEST_P(SchemaTest, ASchemaNewerThanThisBuildIsRefused) {
+  ASSERT_TRUE(OpenStore());
+  Status st = RunRawSql(url(), "UPDATE schema_version SET version = version + 1");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::unique_ptr<Store> store;
+  st = Store::Open(url(), &store);
+  EXPECT_EQ(st.code(), Status::Code::kFailedPrecondition) << st.ToString();
+}
+
+TEST_P(SchemaTest, StoresOpenedAtOnceCreateTheSchemaOnce) {
+  constexpr int kStores = 4;
+  std::vector<std::unique_ptr<Store>> stores(kStores);
+  std::vector<Status> results(kStores);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kStores; ++i) threads.emplace_back([&, i] { results[i] = Store::Open(url(), &stores[i]); });
+  for (auto& t : threads) t.join();
+  for (const Status& st : results) EXPECT_TRUE(st.ok()) << st.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SchemaTest, ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+}  // namespace
+}  // namespace aegis::store::test
