@@ -88,14 +88,16 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
     const LocatedEvent* first = user.front();
     std::string what = first->ev.rule_id;
     if (auto exc = first->ev.Field("exc"); !exc.empty()) what = std::string(exc);
-    // Clearly first (its own time, well before the first distributed error that has its
-    // own) is strong; merely "not later" is medium.
-    const bool clear = first->ev.ts_exact && !std::isinf(t_dist) && t_user + kSlackSeconds < t_dist;
+    // Clearly before the first distributed error that has its own time is strong (a
+    // little less when the exception's time is inherited: a lower bound, though an
+    // exception usually follows its last timed line closely); merely "not later" is medium.
+    const bool clear = !std::isinf(t_dist) && t_user + kSlackSeconds < t_dist;
+    const double score = std::isinf(t_dist) ? 0.75 : !clear ? 0.6 : first->ev.ts_exact ? 0.9 : 0.8;
     Decide(v, Action::kNone, Cause::kUser, Stage::kUserError,
            fmt::format("the job failed on its own: {} on {}{}; nothing to isolate (the errors of the other ranks "
                        "follow from it).",
                        what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : ""),
-           Support(clear || std::isinf(t_dist) ? 0.85 : 0.6,
+           Support(score,
                    fmt::format("{} job error line(s), {}", user.size(), Before(t_user, t_dist))));
     size_t k = 0;
     for (auto* e : user) {

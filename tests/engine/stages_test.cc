@@ -44,6 +44,13 @@ std::string Ib(int peer, const std::string& time) {
          "remoteGids::ffff:10.0.0." + std::to_string(peer) + "\n";
 }
 
+// The same NCCL line with its own time, as a launcher that stamps every line prints it.
+std::string IbTimed(int peer, const std::string& time) {
+  return "2026-11-30T" + time + "+00:00 h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0." +
+         std::to_string(peer) + "<4000> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.9 "
+         "remoteGids::ffff:10.0.0." + std::to_string(peer) + "\n";
+}
+
 TEST(Stages, CriticalOutvotesEverythingElse) {
   MiniBundle b(4);
   b.Train(1, "[rank0]:KeyError: 'x'\n");
@@ -80,11 +87,12 @@ TEST(Stages, UserErrorGateUnlessDistributedErrorsClearlyCameFirst) {
     EXPECT_EQ(ToString(v.cause), "user");
   }
   {
-    // The network broke a minute before the exception: not the job's fault.
+    // The network broke a minute before the exception: not the job's fault. The NCCL
+    // lines carry their own times here (a launcher that stamps every line).
     MiniBundle b(4);
-    b.Train(2, Ib(1, "09:59:00.0"));
-    b.Train(3, Ib(1, "09:59:00.5"));
-    b.Train(4, Ib(1, "09:59:01.0"));
+    b.Train(2, IbTimed(1, "09:59:00.0"));
+    b.Train(3, IbTimed(1, "09:59:00.5"));
+    b.Train(4, IbTimed(1, "09:59:01.0"));
     b.Train(1, "[2026-11-30 10:00:00,000] step\n[rank0]:ValueError: bad batch\n");
     Verdict v = b.Run();
     EXPECT_EQ(ToString(v.stage), "root_diag");

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+
 #include "test_util.h"
 
 namespace aegis {
@@ -122,6 +126,121 @@ TEST(Scanner, GarbageNeverCrashes) {
   auto ev = Scan(g);
   ASSERT_FALSE(ev.empty());
   EXPECT_EQ(ev.back().xid, 79);
+}
+
+// A log as a followed file delivers it: in pieces of any size, split anywhere.
+std::vector<LogEvent> Stream(const std::string& text, const std::vector<size_t>& cuts, ScanStats* stats = nullptr) {
+  ScanOptions o;
+  o.year = 2026;
+  LogStream stream(test::ShippedMatcher(), o);
+  std::vector<LogEvent> out;
+  auto sink = [&](LogEvent&& e) { out.push_back(std::move(e)); };
+  size_t pos = 0;
+  for (size_t cut : cuts) {
+    stream.Feed(std::string_view(text).substr(pos, cut - pos), sink);
+    pos = cut;
+  }
+  stream.Feed(std::string_view(text).substr(pos), sink);
+  stream.Flush(sink);
+  if (stats) *stats = stream.stats();
+  return out;
+}
+
+std::string Summary(const std::vector<LogEvent>& events) {
+  std::string s;
+  for (const auto& e : events)
+    s += std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + " " + e.rule_id + " " +
+         ToString(e.line_class).data() + " tb" + std::to_string(e.traceback_line) + " t" +
+         (std::isnan(e.ts) ? std::string("-") : std::to_string(static_cast<long long>(e.ts))) +
+         (e.ts_exact ? "e" : "i") + " " + e.text + "\n";
+  return s;
+}
+
+// A log with every kind of context a record may need from before it.
+std::string Contextual() {
+  std::string t;
+  t += "Nov 30 10:00:00 n1 kernel: [ 100.000000] boot clock line\n";
+  for (int i = 0; i < 40; ++i) t += "noise " + std::to_string(i) + " lorem ipsum dolor sit amet\n";
+  t += "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n";
+  t += "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n";
+  t += "               NVRM: fallen off the bus and is not responding to commands.\n";
+  t += "[2026-11-30 10:05:00,000] step 10\n";
+  t += "[rank1]:Traceback (most recent call last):\n[rank1]:  File \"t.py\", line 3, in <module>\n";
+  t += "[rank0]:noise from another rank\n[rank1]:    main()\n[rank1]:ValueError: bad batch\n";
+  t += "h:1:2 [0] NCCL WARN NET/Socket : Connection closed by remote peer node-2<48022>\n";
+  t += std::string(3000, 'x') + "\n";
+  t += "[ 1900.5] pcieport 0000:16:02.0: AER: Uncorrected (Fatal) error received: 0000:18:00.0\n";
+  t += "[ 1900.5] nvidia 0000:18:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer\n";
+  t += "[ 1900.5] nvidia 0000:18:00.0:   [ 5] SDES                   (First)\n";
+  t += "last line without newline: NCCL WARN NET/IB : Got completion from peer 10.0.0.3<4000> with status=12 "
+       "opcode=0 len=0 vendor err 129";
+  return t;
+}
+
+TEST(LogStream, AnySplitGivesTheSameEventsAsTheWholeLog) {
+  const std::string text = Contextual();
+  ScanStats whole_stats;
+  const std::string whole = Summary(Stream(text, {}, &whole_stats));
+  EXPECT_GE(std::count(whole.begin(), whole.end(), '\n'), 5) << whole;
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<size_t> cuts;
+    std::uniform_int_distribution<size_t> at(0, text.size());
+    const int pieces = round < 50 ? 1 : round < 150 ? 8 : 60;
+    for (int k = 0; k < pieces; ++k) cuts.push_back(at(rng));
+    std::sort(cuts.begin(), cuts.end());
+    ScanStats st;
+    EXPECT_EQ(Summary(Stream(text, cuts, &st)), whole) << "round " << round;
+    EXPECT_EQ(st.lines, whole_stats.lines);
+    EXPECT_EQ(st.bytes, text.size());
+  }
+  // Byte by byte, as a slow writer would deliver it.
+  std::vector<size_t> every;
+  for (size_t i = 1; i < text.size(); ++i) every.push_back(i);
+  EXPECT_EQ(Summary(Stream(text, every)), whole);
+}
+
+TEST(LogStream, HoldsTheLastRecordUntilItIsComplete) {
+  ScanOptions o;
+  o.year = 2026;
+  LogStream stream(test::ShippedMatcher(), o);
+  std::vector<LogEvent> out;
+  auto sink = [&](LogEvent&& e) { out.push_back(std::move(e)); };
+  stream.Feed("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n", sink);
+  EXPECT_TRUE(out.empty());  // its continuation lines may still come
+  stream.Feed("               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+              "               NVRM: fallen off the bus and is not responding to commands.\n",
+              sink);
+  EXPECT_TRUE(out.empty());
+  stream.Feed("[ 1843.4] next message\nNCCL WARN NET/Socket : Connection closed by remote pe", sink);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].first_line, 1u);
+  EXPECT_EQ(out[0].last_line, 3u);
+  EXPECT_EQ(out[0].line_class, LineClass::kCritical);
+  // A pause: complete records go out, the half-written line stays.
+  stream.Flush(sink, /*end_of_input=*/false);
+  EXPECT_EQ(out.size(), 1u);
+  stream.Feed("er node-2<48022>\n", sink);
+  stream.Flush(sink, false);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].line, 5u);
+  EXPECT_NE(out[1].text.find("node-2<48022>"), std::string::npos);
+  EXPECT_EQ(stream.stats().lines, 5u);
+}
+
+TEST(LogStream, ResetStartsANewLog) {
+  ScanOptions o;
+  o.year = 2026;
+  LogStream stream(test::ShippedMatcher(), o);
+  std::vector<LogEvent> out;
+  auto sink = [&](LogEvent&& e) { out.push_back(std::move(e)); };
+  stream.Feed("a\nb\n", sink);
+  stream.Reset();
+  stream.Feed("[ 8421.1] NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n", sink);
+  stream.Flush(sink);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].line, 1u);
+  EXPECT_EQ(stream.stats().lines, 1u);
 }
 
 }  // namespace
