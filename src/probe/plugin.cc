@@ -173,15 +173,28 @@ void* StartP2p(Context* ctx, const char* func, uint8_t channels, bool counts_cha
   return StartColl(ctx, f, ctx->state.p2p_seq[f].fetch_add(1, std::memory_order_relaxed), 0, channels, counts_channels);
 }
 
-// The collective `parent` names, when it is one of ours and alive: a reference is taken.
+// The collective `parent` names, when it is one of ours and alive. With take_ref, a
+// reference is taken only while the collective still holds one (it may be ending on
+// another thread, its record even reused: the generation tells).
 void AttachToColl(Event* e, void* parent, bool take_ref) {
   e->parent = nullptr;
   HandleHead* h = In(parent);
-  if (!h || h->type.load(std::memory_order_acquire) != abi::kColl) return;
+  if (!h) return;
+  const uint32_t generation = h->generation.load(std::memory_order_acquire);
+  if (h->type.load(std::memory_order_acquire) != abi::kColl) return;
   auto* p = static_cast<Event*>(h);
+  if (take_ref) {
+    int refs = p->refs.load(std::memory_order_acquire);
+    do {
+      if (refs <= 0) return;  // ended: its record is on its way back to the pool
+    } while (!p->refs.compare_exchange_weak(refs, refs + 1, std::memory_order_acq_rel, std::memory_order_acquire));
+    if (p->generation.load(std::memory_order_acquire) != generation) {
+      DropCollRef(p);  // a later collective in the same record: give back what we took
+      return;
+    }
+  }
   e->parent = p;
-  e->parent_generation = p->generation.load(std::memory_order_relaxed);
-  if (take_ref) p->refs.fetch_add(1, std::memory_order_relaxed);
+  e->parent_generation = generation;
 }
 
 void* StartProxyOp(Context* ctx, void* parent, const abi::ProxyOpDescr& d, uint64_t bytes_per_step) {
