@@ -4,10 +4,11 @@
 // feed one event engine (this file) and one CommState per communicator.
 //
 // NCCL calls from its application thread (collective start / stop) and its proxy thread
-// (proxy ops, steps, kernel channels) at once. Every path is lock-free; the per-request
-// path (a proxy step's start, state, stop) writes only the calling thread's lane of the
-// communicator: an event from that lane's pool, its counters with plain stores, and a
-// clock read for one request in kTimeEvery (comm_state.h).
+// (proxy ops, steps, kernel channels) at once. Every path is lock-free and never waits;
+// the per-request path (a proxy step's start, states, stop) writes only what the calling
+// thread owns: the step's slot in its op's record and the counters of its own lane of the
+// communicator, with plain stores, and reads the clock for one request in kTimeEvery
+// (comm_state.h, docs/probe.md).
 #include <dlfcn.h>
 #include <unistd.h>
 
