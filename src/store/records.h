@@ -60,15 +60,21 @@ struct AppendResult {
   std::vector<RejectedEvent> rejected;
 };
 
-// Events of some hosts in a time window, for building an incident. An event's time here is
-// `at`, or `received_at` when `at` is unknown.
+// Events of some hosts in a time window, for building an incident, ordered by (time, seq).
+// An event's time here is RangeTime(): `at`, or `received_at` when `at` is unknown.
 struct EventRange {
   std::vector<std::string> hosts;  // empty: every host
   double from = -INFINITY;         // inclusive
   double to = INFINITY;            // inclusive
   std::vector<std::string> types;  // empty: every type
   size_t limit = 100000;           // at most this many, earliest first
+  // Paging: only events after this one in (time, seq) order; set both from the last event
+  // of the previous page (RangeTime(e), e.seq). after_seq 0: no cursor.
+  double after_time = NAN;
+  int64_t after_seq = 0;
 };
+
+inline double RangeTime(const Event& e) { return std::isnan(e.at) ? e.received_at : e.at; }
 
 struct Job {
   std::string id;

@@ -173,6 +173,8 @@ Status SqlStore::EventsAfter(int64_t after_seq, size_t limit, std::vector<Event>
 Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out) {
   out->clear();
   if (std::isnan(range.from) || std::isnan(range.to)) return Status::InvalidArgument("event range: NaN bound");
+  if (range.after_seq != 0)
+    if (Status st = CheckTime("event range after_time", range.after_time); !st.ok()) return st;
   for (const std::string& h : range.hosts)
     if (Status st = CheckName("event range host", h); !st.ok()) return st;
   for (const std::string& t : range.types)
@@ -196,6 +198,12 @@ Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out)
   if (!range.types.empty()) {
     where += " AND type IN (" + Placeholders(params.size() + 1, range.types.size()) + ")";
     for (const std::string& t : range.types) params.push_back(SqlParam::Text(t));
+  }
+  if (range.after_seq != 0) {  // keyset paging: (t, seq) > (after_time, after_seq)
+    params.push_back(SqlParam::Real(range.after_time));
+    params.push_back(SqlParam::Int(range.after_seq));
+    const std::string time = Placeholder(params.size() - 1), seq = Placeholder(params.size());
+    where += " AND (t > " + time + " OR (t = " + time + " AND seq > " + seq + "))";
   }
   params.push_back(SqlParam::Int(LimitParam(range.limit)));
   const std::string sql = "SELECT " + std::string(kEventColumns) + " FROM events WHERE " + where +

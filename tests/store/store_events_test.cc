@@ -200,6 +200,36 @@ TEST_P(EventsTest, RangesSelectHostsTimesAndTypes) {
   EXPECT_TRUE(store->EventsInRange(bad, &got).IsInvalidArgument());
 }
 
+TEST_P(EventsTest, RangesArePagedByTimeThenSeq) {
+  // Many events at one time, more than a page: a cursor on (time, seq) still moves on.
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  std::vector<Event> batch;
+  for (int i = 0; i < 7; ++i) batch.push_back(MakeEvent("same-" + std::to_string(i), "n", 100));
+  for (int i = 0; i < 3; ++i) batch.push_back(MakeEvent("later-" + std::to_string(i), "n", 101 + i));
+  batch.push_back(MakeEvent("other-host", "m", 100));
+  AppendResult r;
+  ASSERT_TRUE(store->AppendEvents(batch, &r).ok());
+
+  EventRange range;
+  range.hosts = {"n"};
+  range.limit = 3;
+  std::vector<std::string> ids;
+  for (int pages = 0; pages < 10; ++pages) {
+    std::vector<Event> page;
+    ASSERT_TRUE(store->EventsInRange(range, &page).ok());
+    for (const Event& e : page) ids.push_back(e.id);
+    if (page.size() < range.limit) break;
+    range.after_time = RangeTime(page.back());
+    range.after_seq = page.back().seq;
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"same-0", "same-1", "same-2", "same-3", "same-4", "same-5", "same-6",
+                                           "later-0", "later-1", "later-2"}));
+  range.after_time = NAN;
+  std::vector<Event> page;
+  EXPECT_TRUE(store->EventsInRange(range, &page).IsInvalidArgument());
+}
+
 TEST_P(EventsTest, ConcurrentAppendsAreReadWithoutGaps) {
   // Writers on two stores (two controllers' connections) while a reader resumes by seq:
   // the reader must end up with every event exactly once, in increasing seq. An event
