@@ -58,16 +58,32 @@ Cluster MakeCluster(int hosts, int gpus, uint64_t seed) {
   return c;
 }
 
+void Retime(Cluster& c, double start, double fail, double end, double history) {
+  for (auto& n : c.nodes) n.boot += start - c.start;
+  c.start = start;
+  c.fail = fail;
+  c.end = end;
+  c.timeout = (end - fail) / 1.1;
+  c.history = history;
+}
+
 size_t LogFile::Bytes() const {
   size_t b = 0;
   for (const auto& l : lines_) b += l.text.size() + 1;
   return b;
 }
 
+const std::vector<LogFile::Line>& LogFile::Sorted() {
+  if (!sorted_)
+    std::sort(lines_.begin(), lines_.end(), [](const Line& a, const Line& b) {
+      return a.ts != b.ts ? a.ts < b.ts : a.seq < b.seq;
+    });
+  sorted_ = true;
+  return lines_;
+}
+
 std::string LogFile::Render() {
-  std::stable_sort(lines_.begin(), lines_.end(), [](const Line& a, const Line& b) {
-    return a.ts != b.ts ? a.ts < b.ts : a.seq < b.seq;
-  });
+  Sorted();
   std::string buf;
   buf.reserve(Bytes());
   for (const auto& l : lines_) {
@@ -89,7 +105,7 @@ size_t LogFile::Write(const std::string& path) {
 std::string KernelLine(const GenNode& n, double ts, const std::string& msg, int format) {
   if (format < 0) format = n.kernel_format;
   const double up = ts - n.boot;
-  Civil c = ToCivil(ts);
+  Civil c = ToCivil(ts + n.clock_offset);
   switch (format) {
     case 0: return fmt::format("[{:12.6f}] {}", up, msg);
     case 1:
@@ -147,12 +163,13 @@ void KernelNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, s
       "NVRM: GPU at PCI:0000:18:00: GPU-1f2e3d4c-5b6a-7980-1a2b-3c4d5e6f7a8b",
       "nvidia-fabricmanager: Successfully configured all the available NVSwitches",
   };
-  double t = c.start - 1800;
-  const double span = c.end - t;
-  const size_t n_lines = std::max<size_t>(8, target / 96);
-  const double step = span / static_cast<double>(n_lines);
+  double t = c.start - c.history;
   size_t bytes = 0;
   for (size_t i = 0; bytes < target || i < 8; ++i) {
+    // Spread what is left over the time left, so that the chatter ends with the job.
+    const double line_bytes = i ? static_cast<double>(bytes) / static_cast<double>(i) : 96.0;
+    const double lines_left = std::max(1.0, (static_cast<double>(target) - static_cast<double>(bytes)) / line_bytes);
+    const double step = (c.end - t) / (std::max(lines_left, 8.0 - static_cast<double>(i)) + 1);
     t += step * (0.5 + static_cast<double>(rng() % 1000) / 1000.0);
     std::string msg = kMsgs[rng() % (sizeof kMsgs / sizeof *kMsgs)];
     // Mixed formats in one file: a tenth of the lines come from another collector.
@@ -164,7 +181,7 @@ void KernelNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, s
   if (hints) {
     // Benign hints on healthy hosts: page retirement, high single-bit rate, corrected AER.
     const std::string pci = PciShort(n.gpu_pci[rng() % n.gpu_pci.size()]);
-    double th = c.start + static_cast<double>(rng() % 600);
+    double th = c.start + static_cast<double>(rng() % 600) * std::min(1.0, (c.fail - c.start) / 600);
     switch (rng() % 3) {
       case 0:
         f.Add(th, KernelLine(n, th, fmt::format("NVRM: Xid (PCI:{}): 63, pid='<unknown>', name=<unknown>, Row Remapper: "
@@ -186,7 +203,12 @@ void KernelNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, s
   }
 }
 
-void TrainNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, size_t target) {
+std::string SyslogTime(double ts) {
+  Civil c = ToCivil(ts);
+  return fmt::format("{} {:2d} {:02d}:{:02d}:{:02d} ", kMonths[c.mo - 1], c.d, c.h, c.mi, c.s);
+}
+
+void TrainNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, size_t target, double timed_until) {
   const GenNode& n = c.nodes[static_cast<size_t>(node)];
   static const char* kNccl[] = {
       "NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA",
@@ -209,7 +231,7 @@ void TrainNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, si
     const int gpu = static_cast<int>(rng() % static_cast<uint64_t>(c.gpus));
     const int rank = c.Rank(node, gpu);
     std::string line;
-    if (rng() % 4 == 0) {
+    if (rng() % 4 == 0 && t < timed_until) {
       line = TrainLine(n, rank,
                        PyLogTime(t) + fmt::format("[INFO] [logging.py:96:log_dist] [Rank {}] step={}, skipped=0, "
                                                   "lr=[0.00015], loss={:.4f}, grad_norm={:.3f}, tflops={:.1f}",

@@ -1,18 +1,40 @@
-// aegis-gen: writes synthetic incident bundles for tests, demos and benchmarks.
+// aegis-gen: writes synthetic incident bundles for tests, demos and benchmarks, or
+// streams one live as a running cluster would.
 //   aegis-gen --scenario xid79 --seed 3 --hosts 16 --out /tmp/b
+//   aegis-gen --live /tmp/live --scenario xid79 --seed 3 --hosts 4 --fault-at 10 --duration 30
 //   aegis-gen --list
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
+#include "gen/live.h"
 #include "gen/scenarios.h"
 
+namespace {
+
+void List() {
+  size_t width = 0;
+  for (const auto& s : aegis::gen::Scenarios()) width = std::max(width, std::string(s.name).size());
+  for (const auto& s : aegis::gen::Scenarios()) {
+    std::string verdict = s.expect.action ? s.expect.action : "(by variant)";
+    if (s.expect.cause) verdict += std::string(" ") + s.expect.cause;
+    if (s.expect.stage) verdict += std::string(" ") + s.expect.stage;
+    std::printf("%-*s  %-11s  %-32s  %s\n", static_cast<int>(width), s.name, aegis::gen::KindName(s.kind),
+                verdict.c_str(), s.description);
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"aegis-gen: synthetic incident bundles (spec/bundle.md) with an expected.json verdict"};
+  CLI::App app{"aegis-gen: synthetic incident bundles (the bundle spec) with an expected.json verdict"};
   aegis::gen::GenOptions o;
-  std::string out;
+  aegis::gen::LiveOptions live;
+  std::string out, live_dir;
   bool list = false;
   double total_mb = 0;
-  app.add_flag("--list", list, "list the scenarios");
+  app.add_flag("--list", list, "list the scenarios: name, kind, expected verdict, description");
   app.add_option("--scenario", o.scenario, "scenario name");
   app.add_option("--seed", o.seed, "random seed");
   app.add_option("--hosts", o.hosts, "hosts in the job")->check(CLI::Range(2, 100000));
@@ -22,22 +44,43 @@ int main(int argc, char** argv) {
   app.add_option("--total-mb", total_mb, "spread this many MB of noise over all logs (overrides the per-file sizes)");
   app.add_flag("!--keep-files", o.drop_files, "do not drop random files of healthy hosts");
   app.add_option("--out", out, "bundle directory to write");
+  app.add_option("--live", live_dir, "stream the scenario into this directory in real time");
+  app.add_option("--rate", live.rate, "live: training-log noise lines per second per host")->check(CLI::PositiveNumber);
+  app.add_option("--fault-at", live.fault_at, "live: seconds after the start the fault is written")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--duration", live.duration, "live: seconds the job runs until every rank timed out")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--rotate-at", live.rotate_at, "live: rename every train.log to train.log.1 at this second")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   if (list) {
-    for (const auto& s : aegis::gen::ScenarioNames()) std::printf("%s\n", s.c_str());
+    List();
     return 0;
   }
-  if (out.empty()) {
-    std::fprintf(stderr, "aegis-gen: --out is required\n");
+  if (out.empty() == live_dir.empty()) {
+    std::fprintf(stderr, "aegis-gen: give exactly one of --out and --live\n");
     return 2;
   }
-  if (total_mb > 0) {
-    const double per_host = total_mb * 1e6 / o.hosts;
-    o.kernel_bytes = static_cast<size_t>(per_host * 0.35);
-    o.train_bytes = static_cast<size_t>(per_host * 0.65);
+  if (!aegis::gen::FindScenario(o.scenario)) {
+    std::fprintf(stderr, "aegis-gen: unknown scenario '%s' (see --list)\n", o.scenario.c_str());
+    return 2;
   }
   try {
-    size_t bytes = aegis::gen::GenerateBundle(o, out);
+    if (!live_dir.empty()) {
+      if (!app.count("--duration")) live.duration = live.fault_at + 20;
+      std::printf("%s: live scenario %s, seed %llu, %d hosts, fault at +%.1f s, end at +%.1f s\n", live_dir.c_str(),
+                  o.scenario.c_str(), static_cast<unsigned long long>(o.seed), o.hosts, live.fault_at, live.duration);
+      std::fflush(stdout);
+      const size_t bytes = aegis::gen::RunLive(o, live, live_dir);
+      std::printf("%s: done, %.1f MB of logs, expected.json written\n", live_dir.c_str(), static_cast<double>(bytes) / 1e6);
+      return 0;
+    }
+    if (total_mb > 0) {
+      const double per_host = total_mb * 1e6 / o.hosts;
+      o.kernel_bytes = static_cast<size_t>(per_host * 0.35);
+      o.train_bytes = static_cast<size_t>(per_host * 0.65);
+    }
+    const size_t bytes = aegis::gen::GenerateBundle(o, out);
     std::printf("%s: scenario %s, seed %llu, %d hosts, %.1f MB of logs\n", out.c_str(), o.scenario.c_str(),
                 static_cast<unsigned long long>(o.seed), o.hosts, static_cast<double>(bytes) / 1e6);
   } catch (const std::exception& e) {

@@ -1,0 +1,174 @@
+// Live streams: a short paced run writes the fault only after --fault-at, rotates the
+// training logs, and leaves a bundle that reaches the offline bundle's verdict; unpaced
+// runs (same content, no waiting) match the offline expected.json for every scenario and
+// are deterministic apart from their timestamps.
+#include "gen/live.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "engine/verdict.h"
+#include "test_util.h"
+
+namespace aegis {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr double kStart = 1796000000;  // 2026-11-30T00:53:20Z, a fixed start for unpaced runs
+
+gen::GenOptions Options(const std::string& scenario, uint64_t seed, int hosts) {
+  gen::GenOptions o;
+  o.scenario = scenario;
+  o.seed = seed;
+  o.hosts = hosts;
+  return o;
+}
+
+json ReadJson(const std::string& path) { return json::parse(test::ReadFile(path)); }
+
+void ExpectSameVerdictFields(const json& a, const json& b) {
+  for (const char* f : {"action", "cause", "stage", "isolate", "repair", "scenario", "seed", "hosts"})
+    EXPECT_EQ(a[f], b[f]) << f;
+}
+
+std::map<std::string, std::string> ReadTree(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = test::ReadFile(e.path().string());
+  return out;
+}
+
+TEST(Live, PacedRunWritesTheFaultAfterFaultAtAndReachesTheOfflineVerdict) {
+  const gen::GenOptions o = Options("xid79", 4, 3);
+  test::TempDir live_dir, offline_dir;
+  gen::GenerateBundle(o, offline_dir.path());
+  const json offline_expected = ReadJson(offline_dir.Sub("expected.json"));
+  const std::string host = offline_expected["isolate"][0]["host"];
+
+  gen::LiveOptions l;
+  l.fault_at = 1.5;
+  l.duration = 3;
+  l.rate = 20;
+  l.rotate_at = 0.7;
+  std::atomic<bool> done{false};
+  const auto t_start = std::chrono::steady_clock::now();
+  std::thread writer([&] {
+    gen::RunLive(o, l, live_dir.path());
+    done = true;
+  });
+  bool saw_running = false, expected_early = false;
+  double fault_seen_after = -1;
+  const std::string kernel_log = live_dir.Sub("nodes/" + host + "/kernel.log");
+  while (!done) {
+    if (!saw_running && fs::exists(live_dir.Sub("job.json"))) {
+      const json job = ReadJson(live_dir.Sub("job.json"));
+      saw_running = job["state"] == "running" && !job.contains("ended_at");
+    }
+    if (fault_seen_after < 0 && fs::exists(kernel_log) &&
+        test::ReadFile(kernel_log).find("GPU has fallen off the bus") != std::string::npos) {
+      fault_seen_after = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      expected_early = fs::exists(live_dir.Sub("expected.json"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  writer.join();
+  EXPECT_TRUE(saw_running) << "job.json says running, without ended_at, while the job runs";
+  ASSERT_GE(fault_seen_after, 0) << "the fault line never appeared while streaming";
+  EXPECT_GE(fault_seen_after, l.fault_at);
+  EXPECT_FALSE(expected_early) << "expected.json comes at the end";
+
+  const json job = ReadJson(live_dir.Sub("job.json"));
+  EXPECT_EQ(job["state"], "failed");
+  EXPECT_TRUE(job.contains("ended_at"));
+  ExpectSameVerdictFields(ReadJson(live_dir.Sub("expected.json")), offline_expected);
+  for (int h = 1; h <= 3; ++h) {
+    const std::string node = live_dir.Sub("nodes/node-000" + std::to_string(h));
+    EXPECT_FALSE(test::ReadFile(node + "/train.log.1").empty()) << "rotated once";
+    EXPECT_FALSE(test::ReadFile(node + "/train.log").empty()) << "and written on after the rotation";
+  }
+
+  // Read as a bundle, the streamed files reach the offline bundle's verdict.
+  const json live_verdict = json::parse(VerdictToJson(test::Diagnose(live_dir.path())));
+  const json offline_verdict = json::parse(VerdictToJson(test::Diagnose(offline_dir.path())));
+  for (const char* f : {"action", "cause", "stage", "isolate", "repair"}) EXPECT_EQ(live_verdict[f], offline_verdict[f]) << f;
+}
+
+class LiveScenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LiveScenario, UnpacedRunHasTheOfflineExpectedVerdict) {
+  const gen::GenOptions o = Options(GetParam(), 2, 6);
+  test::TempDir live_dir, offline_dir;
+  gen::LiveOptions l;
+  l.start = kStart;
+  l.paced = false;
+  l.fault_at = 20;
+  l.duration = 60;
+  l.rate = 1;
+  EXPECT_GT(gen::RunLive(o, l, live_dir.path()), 0u);
+  gen::GenerateBundle(o, offline_dir.path());
+  ExpectSameVerdictFields(ReadJson(live_dir.Sub("expected.json")), ReadJson(offline_dir.Sub("expected.json")));
+  const json job = ReadJson(live_dir.Sub("job.json"));
+  // Nothing is dated after the job's end, so a paced run lasts --duration.
+  gen::Bundle b = gen::BuildBundle(gen::LiveGenOptions(o, l, kStart));
+  double last = 0;
+  for (auto& n : b.nodes) {
+    for (const auto& line : n.kernel.Sorted()) last = std::max(last, line.ts);
+    for (const auto& line : n.train.Sorted()) last = std::max(last, line.ts);
+    for (auto& [gpu, f] : n.ccl)
+      for (const auto& line : f.Sorted()) last = std::max(last, line.ts);
+  }
+  for (auto& [name, f] : b.switches)
+    for (const auto& line : f.Sorted()) last = std::max(last, line.ts);
+  EXPECT_LE(last, kStart + l.duration);
+  EXPECT_LE(job["started_at"].get<std::string>(), gen::IsoTime(kStart));
+  EXPECT_EQ(job["ended_at"], gen::IsoTime(kStart + l.duration));
+}
+
+INSTANTIATE_TEST_SUITE_P(Generator, LiveScenario, ::testing::ValuesIn(gen::ScenarioNames()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Live, DeterministicApartFromTimestamps) {
+  test::TempDir a, b, c;
+  gen::LiveOptions l;
+  l.start = kStart;
+  l.paced = false;
+  l.rotate_at = 5;
+  const gen::GenOptions o = Options("rootdiag", 9, 5);
+  gen::RunLive(o, l, a.path());
+  gen::RunLive(o, l, b.path());
+  EXPECT_EQ(ReadTree(a.path()), ReadTree(b.path()));
+  l.start = kStart + 3 * 3600 + 17.25;
+  gen::RunLive(o, l, c.path());
+  const auto first = ReadTree(a.path()), shifted = ReadTree(c.path());
+  ASSERT_EQ(first.size(), shifted.size());
+  for (const auto& [path, text] : first) {
+    ASSERT_TRUE(shifted.count(path)) << path;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), std::count(shifted.at(path).begin(), shifted.at(path).end(), '\n'))
+        << path;
+  }
+  EXPECT_EQ(first.at("expected.json"), shifted.at("expected.json"));
+}
+
+TEST(Live, RejectsOptionsThatCannotRun) {
+  test::TempDir dir;
+  gen::LiveOptions l;
+  l.paced = false;
+  l.fault_at = 10;
+  l.duration = 5;
+  EXPECT_THROW(gen::RunLive(Options("xid79", 1, 3), l, dir.path()), std::invalid_argument);
+  l.duration = 20;
+  EXPECT_THROW(gen::RunLive(Options("no_such", 1, 3), l, dir.path()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace aegis
