@@ -2,6 +2,7 @@
 //   aegis diagnose BUNDLE [--json]        verdict for a saved incident bundle
 //   aegis classify [FILE...] [--json]     class of every log line (stdin without FILE)
 //   aegis rules check                     validate the rule set against its samples
+//   aegis rules explain xid|sxid N [--json]  one entry of the Xid / SXid catalogue
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "bundle/bundle_reader.h"
 #include "cli/commands.h"
+#include "cli/rules_explain.h"
 #include "match/matcher.h"
 #include "rules/catalog.h"
 
@@ -42,6 +44,11 @@ int main(int argc, char** argv) {
 
   auto* rules = app.add_subcommand("rules", "work with the rule catalogue");
   auto* check = rules->add_subcommand("check", "load the rules and match every rule against its samples");
+  aegis::ExplainArgs ex;
+  auto* explain = rules->add_subcommand("explain", "print an entry of the Xid or SXid catalogue");
+  explain->add_option("table", ex.table, "xid or sxid")->required();
+  explain->add_option("number", ex.number, "the Xid or SXid number")->required();
+  explain->add_flag("--json", ex.json, "print the entry as one JSON object");
   rules->require_subcommand(1);
 
   CLI11_PARSE(app, argc, argv);
@@ -52,6 +59,7 @@ int main(int argc, char** argv) {
     if (*diagnose) return aegis::RunDiagnose(d, matcher);
     if (*classify) return aegis::RunClassify(c, matcher);
     if (*check) return aegis::RunRulesCheck(matcher);
+    if (*explain) return aegis::RunRulesExplain(ex, catalog);
   } catch (const aegis::CatalogError& e) {
     std::fprintf(stderr, "aegis: rules: %s\n", e.what());
     return 2;

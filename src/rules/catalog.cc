@@ -62,8 +62,9 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   const std::string where = Where(source, n) + " (rule '" + r.id + "')";
   if (r.id.empty()) throw CatalogError(where + ": rule without id");
   const std::string cls = Str(n, "class");
-  if (cls == "xid") {
-    r.xid_table = Rule::XidTable::kXid;
+  if (cls == "xid" || cls == "sxid") {
+    r.xid_table = cls == "xid" ? Rule::XidTable::kXid : Rule::XidTable::kSxid;
+    r.line_class = LineClass::kHint;
   } else {
     try {
       r.line_class = LineClassFromString(cls);
@@ -89,21 +90,6 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   if (n["samples"])
     for (const auto& s : n["samples"]) r.samples.push_back(s.as<std::string>());
   return r;
-}
-
-XidInfo ParseXid(const YAML::Node& n, const std::string& source) {
-  XidInfo x;
-  x.xid = n["xid"].as<int>();
-  const std::string where = Where(source, n) + " (xid " + std::to_string(x.xid) + ")";
-  try {
-    x.line_class = LineClassFromString(Str(n, "class"));
-  } catch (const std::invalid_argument& e) {
-    throw CatalogError(where + ": " + e.what());
-  }
-  x.component = Str(n, "component", "gpu");
-  if (!IsKnownComponent(x.component)) throw CatalogError(where + ": unknown component '" + x.component + "'");
-  x.name = Str(n, "name");
-  return x;
 }
 
 ConfigCheck ParseCheck(const YAML::Node& n, const std::string& source) {
@@ -161,7 +147,7 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
       throw CatalogError(name + ": " + e.what());
     }
     if (!root || root.IsNull()) continue;
-    if (!root.IsMap()) throw CatalogError(name + ": expected a mapping with rules, xids or checks");
+    if (!root.IsMap()) throw CatalogError(name + ": expected a mapping with rules, xids, sxids, checks or metrics");
     try {
       std::set<std::string> ids_here;
       if (root["rules"])
@@ -171,11 +157,7 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
           if (!ids_here.insert(r.id).second) throw CatalogError(name + ": duplicate rule id '" + r.id + "'");
           Upsert(cat.rules_, std::move(r));
         }
-      if (root["xids"])
-        for (const auto& n : root["xids"]) {
-          XidInfo x = ParseXid(n, name);
-          cat.xids_[x.xid] = x;
-        }
+      cat.xids_.AddFile(root, name, si >= first_operator_source);
       if (root["checks"])
         for (const auto& n : root["checks"]) Upsert(cat.checks_, ParseCheck(n, name));
       if (root["metrics"])
@@ -189,6 +171,7 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
       throw CatalogError(name + ": " + e.what());
     }
   }
+  cat.xids_.Finish();
   if (cat.rules_.empty()) throw CatalogError("no rules loaded");
   return cat;
 }
@@ -223,28 +206,6 @@ const MetricSpec* Catalog::FindMetric(std::string_view name) const {
   for (const auto& m : metrics_)
     if (m.name == name) return &m;
   return nullptr;
-}
-
-const XidInfo* Catalog::FindXid(int xid) const {
-  auto it = xids_.find(xid);
-  return it == xids_.end() ? nullptr : &it->second;
-}
-
-XidDecision Catalog::ClassifyXid(Rule::XidTable table, int number, std::string_view /*message*/, LineClass fallback,
-                                 std::string_view fallback_component) const {
-  XidDecision d;
-  d.component = std::string(fallback_component);
-  if (table == Rule::XidTable::kXid) {
-    d.line_class = LineClass::kHint;
-    if (const XidInfo* xi = FindXid(number)) {
-      d.info = xi;
-      d.line_class = xi->line_class;
-      d.component = xi->component;
-    }
-    return d;
-  }
-  d.line_class = fallback;
-  return d;
 }
 
 }  // namespace aegis

@@ -1,8 +1,9 @@
-// The rule catalogue: every log rule, the Xid table and the configuration checklist, as
-// loaded from YAML data files (the built-in ones under rules/, then an operator's
-// --rules DIR, whose entries replace built-in ones with the same id or add new ones).
-// Loading validates everything (classes, components, patterns) and fails with a message
-// naming the file and the rule; a loaded Catalog is immutable and thread-safe.
+// The rule catalogue: every log rule, the Xid and NVSwitch SXid catalogues
+// (rules/xid_catalogue.h) and the configuration checklist, as loaded from YAML data files
+// (the built-in ones under rules/, then an operator's --rules DIR, whose entries replace
+// built-in ones with the same id or number, or add new ones). Loading validates
+// everything (classes, components, patterns, buckets) and fails with a message naming the
+// file and the rule; a loaded Catalog is immutable and thread-safe.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -12,20 +13,18 @@
 #include <string_view>
 #include <vector>
 
-namespace aegis {
+#include "rules/line_class.h"
+#include "rules/xid_catalogue.h"
 
-// The role a line plays in Algorithm 1 (spec/classify.md).
-enum class LineClass { kNone, kCritical, kDist, kConfig, kUser, kHint };
-std::string_view ToString(LineClass c);
-// "critical" -> kCritical; throws std::invalid_argument on an unknown name.
-LineClass LineClassFromString(std::string_view s);
+namespace aegis {
 
 struct Rule {
   std::string id;
   LineClass line_class = LineClass::kNone;
   // class "xid" / "sxid": the Xid (or NVSwitch SXid) catalogue decides class and
-  // component from the captured `xid` number and the message (Catalog::ClassifyXid).
-  enum class XidTable { kNone, kXid, kSxid };
+  // component from the captured `xid` number and the message (Catalog::ClassifyXid);
+  // line_class is then kHint, the class of a number the catalogue does not know.
+  using XidTable = aegis::XidTable;
   XidTable xid_table = XidTable::kNone;
   std::string component;        // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, config, ...
   std::string pattern;          // RE2 syntax, matched against the message (prefixes stripped)
@@ -40,13 +39,6 @@ struct Rule {
   std::vector<std::string> samples;  // real lines this rule must match
   std::string source;           // file it came from
   bool from_operator = false;   // loaded from --rules: wins ties of priority with built-in rules
-};
-
-struct XidInfo {
-  int xid = 0;
-  LineClass line_class = LineClass::kHint;
-  std::string component;
-  std::string name;
 };
 
 // One entry of the configuration checklist run over facts.json (ConfigCheck).
@@ -69,13 +61,6 @@ struct MetricSpec {
   std::string reason;
 };
 
-// What the Xid or SXid catalogue says of one event.
-struct XidDecision {
-  LineClass line_class = LineClass::kHint;
-  std::string component;
-  const XidInfo* info = nullptr;  // the catalogue entry; nullptr when the number is unknown
-};
-
 class CatalogError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -95,21 +80,26 @@ class Catalog {
   const std::vector<MetricSpec>& metrics() const { return metrics_; }
   const MetricSpec* FindMetric(std::string_view name) const;
   // nullptr when the Xid is not in the catalogue.
-  const XidInfo* FindXid(int xid) const;
+  const XidInfo* FindXid(int xid) const { return xids_.Find(XidTable::kXid, xid); }
+  // The Xid and SXid catalogues, for `aegis rules explain` and the self-test.
+  const XidCatalogues& xid_catalogues() const { return xids_; }
   // The class of an Xid / SXid event with this number and message (the whole record, as
-  // the scanner folded it). An unknown number is a hint for Xids (recorded, never a
-  // cause) and keeps `fallback` (the matching rule's own class) for SXids.
+  // the scanner folded it): the entry's decode cases, then the table's common ones, then
+  // the entry's class. An unknown number keeps `fallback` (the matching rule's own class,
+  // a hint for the xid / sxid rules) unless a common case matches.
   XidDecision ClassifyXid(Rule::XidTable table, int number, std::string_view message, LineClass fallback,
-                          std::string_view fallback_component) const;
+                          std::string_view fallback_component) const {
+    return xids_.Classify(table, number, message, fallback, fallback_component);
+  }
 
  private:
   std::vector<Rule> rules_;
-  std::map<int, XidInfo> xids_;
+  XidCatalogues xids_;
   std::vector<ConfigCheck> checks_;
   std::vector<MetricSpec> metrics_;
 };
 
-// Components a rule or a verdict may name (spec/verdict.md).
+// Components a rule or a verdict may name (docs/formats.md, "Verdict").
 bool IsKnownComponent(std::string_view c);
 
 }  // namespace aegis
