@@ -1,4 +1,4 @@
-// The cluster and the job as topology.json and job.json describe them (spec/bundle.md).
+// The cluster and the job as topology.json and job.json describe them (docs/formats.md, "Incident bundle").
 // Plain data; readers in bundle_reader.h fill it.
 #pragma once
 #include <cmath>

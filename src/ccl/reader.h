@@ -1,4 +1,4 @@
-// Reads CCL snapshot files (JSON Lines, spec ccl-snapshot.md). Keeps only the newest
+// Reads CCL snapshot files (JSON Lines, docs/formats.md, "CCL snapshots"). Keeps only the newest
 // record (largest ts) of each (comm, rank), parsing the other lines no further than
 // those three fields (simdjson on demand), so hours of periodic snapshots cost little.
 // Bad lines are counted, never fatal. Thread-compatible: one reader per thread.

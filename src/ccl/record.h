@@ -1,4 +1,4 @@
-// CCL counter snapshots (spec ccl-snapshot.md) as the engine uses them: the newest record
+// CCL counter snapshots (docs/formats.md, "CCL snapshots") as the engine uses them: the newest record
 // of each (communicator, rank), with the host folder it was found under.
 #pragma once
 #include <cstdint>

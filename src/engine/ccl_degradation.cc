@@ -1,4 +1,4 @@
-// Process-aware degradation from the CCL probe's counters (AEGIS.md section 4), for a
+// Process-aware degradation from the CCL probe's counters (docs/algorithm.md, "Slow jobs"), for a
 // slow job. Collectives end together, so the GPU that arrives late waits least: its
 // duration TD is below alpha (0.8) times the communicator's mean for that collective. A
 // GPU is a compute straggler when that holds persistently (over most of the collectives

@@ -1,4 +1,4 @@
-// Process-aware diagnosis from the CCL probe's counters (AEGIS.md section 3).
+// Process-aware diagnosis from the CCL probe's counters (docs/algorithm.md, step 3).
 // Compute fault: a GPU that stalls in compute never launches the next collective, so its
 // launch count (CL) is behind the rest of its communicator while it has nothing in
 // flight. With several communicators (TP in a node, DP/PP across nodes) other ranks lag

@@ -1,4 +1,4 @@
-// ConfigCheck (AEGIS.md section 1, step 4): the checklist of rules/checks/*.yaml over
+// ConfigCheck (docs/algorithm.md, step 5): the checklist of rules/checks/*.yaml over
 // the facts.json of the job's hosts. An "agree" key whose value differs on a minority of
 // hosts marks those hosts (the majority is what the job expects); an "expect" key marks
 // every host outside the allowed values.
@@ -9,6 +9,7 @@
 #include <map>
 
 #include "common/text.h"
+#include "engine/nccl_startup_check.h"
 #include "engine/stages.h"
 
 namespace aegis {
@@ -53,7 +54,7 @@ std::string ExpectedText(const ConfigCheck& c) {
 
 }  // namespace
 
-std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& catalog) {
+static std::vector<ConfigFinding> RunChecklist(const Incident& inc, const Catalog& catalog) {
   std::vector<ConfigFinding> out;
   // An expectation no host meets is a property of the whole cluster (a site that runs
   // without persistence mode, say), not what broke this job: it is reported only when
@@ -113,6 +114,16 @@ std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& ca
     }
   }
   return out.empty() ? everywhere : out;
+}
+
+// The checklist over facts.json, then what NCCL itself printed at start-up where the
+// facts did not already say it (engine/nccl_startup_check.h).
+std::vector<ConfigFinding> RunConfigCheck(const Incident& inc, const Catalog& catalog) {
+  std::vector<ConfigFinding> out = RunChecklist(inc, catalog);
+  for (auto& f : RunNcclStartupCheck(inc))
+    if (std::none_of(out.begin(), out.end(), [&](const ConfigFinding& g) { return g.host == f.host && g.key == f.key; }))
+      out.push_back(std::move(f));
+  return out;
 }
 
 bool ConfigCheckStage(const Incident& inc, const std::vector<ConfigFinding>& config, Verdict* v) {

@@ -1,5 +1,5 @@
 // Stage 1: a critical line proves its node bad on its own. The cheapest and most often
-// right path (AEGIS.md, section 1), so it runs first and nothing else can outvote it.
+// right path (docs/algorithm.md, step 1), so it runs first and nothing else can outvote it.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Correlation diagnosis of degradation (AEGIS.md section 4): the metric outlier
+// Correlation diagnosis of degradation (docs/algorithm.md, "Slow jobs"): the metric outlier
 // analyzer's findings become the verdict. Abnormal series name their host and device;
 // a metric that moved on every host at once is systemic and blames nobody.
 #include <fmt/format.h>

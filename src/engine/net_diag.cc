@@ -1,4 +1,4 @@
-// NetDiag (AEGIS.md section 1, step 4): what the network itself says. Switch syslog
+// NetDiag (docs/algorithm.md, step 5): what the network itself says. Switch syslog
 // events (port down / flap, CRC / FEC errors, optic alarms) on a port that topology.json
 // cables to a host NIC, and probe results (probes.json) where the paths that lose packets,
 // or only large ones, or show outlying latency, share one endpoint NIC.

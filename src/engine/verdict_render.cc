@@ -10,7 +10,7 @@
 namespace aegis {
 
 std::string VerdictToJson(const Verdict& v) {
-  using json = nlohmann::ordered_json;  // fields in the order of spec/verdict.md
+  using json = nlohmann::ordered_json;  // fields in the order of docs/formats.md
   json j;
   j["format"] = 1;
   j["job"] = v.job;

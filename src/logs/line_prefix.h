@@ -1,6 +1,6 @@
 // Line prefix parsing: separates what a logger, a launcher or syslog put in front of a
 // log message (timestamps, host/tag, dmesg uptime, torchrun/srun/mpirun rank tags) from
-// the message itself. Accepts every kernel-log and launcher form of spec/bundle.md, mixed
+// the message itself. Accepts every kernel-log and launcher form of docs/formats.md, mixed
 // in one file, in any nesting order. Never fails: an unknown prefix is left in the message.
 // Pure function, thread-safe.
 #pragma once

@@ -1,4 +1,4 @@
-// The outlier analyzer of AEGIS.md section 4. Per metric (rules/metrics.yaml) and per
+// The outlier analyzer (docs/algorithm.md, "Slow jobs"). Per metric (rules/metrics.yaml) and per
 // series (host, GPU or NIC): counters become per-second rates (a drop is a reset); over
 // the last `window_s` the center and spread across all series are taken at each time
 // (median / MAD by default, so that two bad hosts do not hide each other; mean / sd as the

@@ -1,5 +1,5 @@
 // Every scenario of the generator, on many seeds and cluster sizes: the verdict must
-// match expected.json field by field, and keep the invariants of spec/verdict.md.
+// match expected.json field by field, and keep the invariants of the verdict format (docs/formats.md).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
