@@ -29,13 +29,6 @@ constexpr std::array<std::pair<HostState, std::string_view>, 5> kHostStates{{
     {HostState::kHeld, "held"},
 }};
 
-constexpr std::array<std::pair<JobState, std::string_view>, 5> kJobStates{{
-    {JobState::kRunning, "running"},
-    {JobState::kFailed, "failed"},
-    {JobState::kHung, "hung"},
-    {JobState::kSlow, "slow"},
-    {JobState::kDone, "done"},
-}};
 
 constexpr std::array<std::pair<Trigger, std::string_view>, 5> kTriggers{{
     {Trigger::kJobFailed, "job_failed"},
@@ -53,11 +46,9 @@ constexpr std::array<std::pair<ChangedBy, std::string_view>, 2> kChangedBy{{
 }  // namespace
 
 std::string_view ToString(HostState s) { return NameOf(kHostStates, s); }
-std::string_view ToString(JobState s) { return NameOf(kJobStates, s); }
 std::string_view ToString(Trigger t) { return NameOf(kTriggers, t); }
 std::string_view ToString(ChangedBy b) { return NameOf(kChangedBy, b); }
 std::optional<HostState> ParseHostState(std::string_view s) { return ValueOf(kHostStates, s); }
-std::optional<JobState> ParseJobState(std::string_view s) { return ValueOf(kJobStates, s); }
 std::optional<Trigger> ParseTrigger(std::string_view s) { return ValueOf(kTriggers, s); }
 std::optional<ChangedBy> ParseChangedBy(std::string_view s) { return ValueOf(kChangedBy, s); }
 

@@ -12,13 +12,18 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/vocabulary.h"
 
 namespace aegis::store {
+
+// A job's state is the engine's (common/vocabulary.h): spelt in one place.
+using ::aegis::JobState;
+using ::aegis::ParseJobState;
+using ::aegis::ToString;
 
 // Where a host stands. A host the store has no row for is in service. `held` is a
 // person's hold: decisions do not move a held host (Store::RecordDecision).
 enum class HostState { kInService, kIsolated, kRepair, kOffline, kHeld };
-enum class JobState { kRunning, kFailed, kHung, kSlow, kDone };
 // Why an incident was opened.
 enum class Trigger { kJobFailed, kJobHung, kCclStall, kSlow, kManual };
 // Who changed a host's state: the controller deciding an incident, or a person.
@@ -28,11 +33,9 @@ enum class ChangedBy { kDecision, kPerson };
 // "offline", "held"; "running", "failed", "hung", "slow", "done"; "job_failed",
 // "job_hung", "ccl_stall", "slow", "manual"; "decision", "person".
 std::string_view ToString(HostState s);
-std::string_view ToString(JobState s);
 std::string_view ToString(Trigger t);
 std::string_view ToString(ChangedBy b);
 std::optional<HostState> ParseHostState(std::string_view s);
-std::optional<JobState> ParseJobState(std::string_view s);
 std::optional<Trigger> ParseTrigger(std::string_view s);
 std::optional<ChangedBy> ParseChangedBy(std::string_view s);
 
