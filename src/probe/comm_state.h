@@ -95,6 +95,9 @@ class Lane {
   Lane* next = nullptr;                     // in comm's list; set before publication
   EventPool pool{kEventsPerLane};
   PeerTable peers;
+  // Where an op to a peer out of range (or beyond memory) counts: never reported, so
+  // that the per-request path needs no null check.
+  PeerSlot sink;
 
   // Owner only.
   void CollLaunched(int func, uint64_t seq) { OwnerMax(launched_[func], seq + 1); }

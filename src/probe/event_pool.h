@@ -34,6 +34,10 @@ constexpr uint8_t kStepInOp = 0x90;
 constexpr int kStepSlots = 8;
 struct StepRec : HandleHead {
   Event* op = nullptr;  // set once, when the record's block is allocated
+  // Copied from the op at start, so that a state or a stop needs no load through `op`:
+  // the thread that may count into `slot` directly, and that slot.
+  uint64_t owner_id = 0;
+  PeerSlot* slot = nullptr;
   uint64_t bytes = 0;
   uint64_t post_tick = 0;  // Ticks() at post, for timed requests
 };
@@ -48,7 +52,7 @@ struct alignas(64) Event : HandleHead {
   uint32_t parent_generation = 0;
   int32_t peer = -1;
   // Proxy op / step.
-  PeerSlot* slot = nullptr;  // the counters of (peer, dir) in `lane`
+  PeerSlot* slot = nullptr;  // the counters of (peer, dir) in `lane` (op: never null, see Lane::sink)
   uint64_t bytes = 0;        // step: its size; op (NCCL < 2.27): bytes per step
   uint64_t post_tick = 0;    // step: Ticks() at post, for timed requests
   // Proxy op: its steps. An op stopped while steps are alive is recycled by the last.

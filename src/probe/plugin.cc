@@ -205,6 +205,7 @@ void* StartProxyOp(Context* ctx, void* parent, const abi::ProxyOpDescr& d, uint6
   e->peer = d.peer;
   e->dir = d.isSend ? 0 : 1;
   e->slot = lane->peers.Get(d.peer, e->dir);
+  if (!e->slot) e->slot = &lane->sink;
   e->bytes = bytes_per_step;
   e->owner_id = t_thread_id;  // LaneHere() gave this thread its ThreadState
   e->stopped.store(false, std::memory_order_relaxed);
@@ -283,10 +284,10 @@ bool IsDone(int state) { return state == abi::kProxyStepRecvFlushWait || state =
   s->last_done.store(t, std::memory_order_release);
 }
 
-// Counting, given the caller's own slot. A repeated wait state is one request.
+// Counting, given the caller's own slot (never null). A repeated wait state is one request.
 [[gnu::always_inline]] inline void CountPost(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t& post_tick,
                                              uint64_t size) {
-  if (!s || (flags & kPosted)) return;
+  if (flags & kPosted) return;
   flags |= kPosted;
   if (size) bytes = size;
   const uint64_t n = s->posted.load(std::memory_order_relaxed);
@@ -297,7 +298,7 @@ bool IsDone(int state) { return state == abi::kProxyStepRecvFlushWait || state =
 
 [[gnu::always_inline]] inline void CountDone(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t post_tick,
                                              uint64_t size) {
-  if (!s || (flags & (kPosted | kDone)) != kPosted) return;
+  if ((flags & (kPosted | kDone)) != kPosted) return;
   flags |= kDone;
   if (size) bytes = size;
   OwnerAdd(s->bytes, bytes);
@@ -308,14 +309,16 @@ bool IsDone(int state) { return state == abi::kProxyStepRecvFlushWait || state =
 
 void StepState(const Step& st, int state, uint64_t size) {
   if (st.peer < 0) return;
-  if (IsPost(state) && !(st.flags & kPosted)) CountPost(SlotHere(st), st.flags, st.bytes, st.post_tick, size);
-  else if (IsDone(state) && (st.flags & (kPosted | kDone)) == kPosted)
-    CountDone(SlotHere(st), st.flags, st.bytes, st.post_tick, size);
+  if (IsPost(state) && !(st.flags & kPosted)) {
+    if (PeerSlot* s = SlotHere(st)) CountPost(s, st.flags, st.bytes, st.post_tick, size);
+  } else if (IsDone(state) && (st.flags & (kPosted | kDone)) == kPosted) {
+    if (PeerSlot* s = SlotHere(st)) CountDone(s, st.flags, st.bytes, st.post_tick, size);
+  }
 }
 
 void StepStopped(const Step& st) {
-  if (st.peer >= 0 && (st.flags & (kPosted | kDone)) == kPosted)
-    CountDone(SlotHere(st), st.flags, st.bytes, st.post_tick, 0);  // a send completes at its stop; a recv without flush too
+  if (st.peer < 0 || (st.flags & (kPosted | kDone)) != kPosted) return;
+  if (PeerSlot* s = SlotHere(st)) CountDone(s, st.flags, st.bytes, st.post_tick, 0);  // a send completes at its stop
 }
 
 // A step in a pool event: the op's slot for this step is taken, or the op is not ours.
@@ -348,8 +351,11 @@ void StepStopped(const Step& st) {
   if (h && h->type.load(std::memory_order_relaxed) == abi::kProxyOp) [[likely]] {
     auto* op = static_cast<Event*>(h);
     StepRec& r = op->steps[static_cast<unsigned>(step) % kStepSlots];
-    if (op->owner_id == t_thread_id && r.type.load(std::memory_order_relaxed) == 0) [[likely]] {
+    const uint64_t me = t_thread_id;
+    if (op->owner_id == me && r.type.load(std::memory_order_relaxed) == 0) [[likely]] {
       r.flags = 0;
+      r.owner_id = me;
+      r.slot = op->slot;
       r.bytes = op->bytes;
       r.type.store(kStepInOp, std::memory_order_relaxed);
       return Out(&r);
@@ -424,10 +430,9 @@ void KernelChDone(Event* e) {
   HandleHead* h = In(handle);
   if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
     auto* r = static_cast<StepRec*>(h);
-    Event* op = r->op;
-    if (op->owner_id == t_thread_id) [[likely]] {
-      if (IsPost(state)) CountPost(op->slot, r->flags, r->bytes, r->post_tick, word);
-      else if (IsDone(state)) CountDone(op->slot, r->flags, r->bytes, r->post_tick, word);
+    if (r->owner_id == t_thread_id) [[likely]] {
+      if (IsPost(state)) CountPost(r->slot, r->flags, r->bytes, r->post_tick, word);
+      else if (IsDone(state)) CountDone(r->slot, r->flags, r->bytes, r->post_tick, word);
       return abi::kSuccess;
     }
   }
@@ -459,13 +464,12 @@ abi::Result Stop(void* handle) {
   HandleHead* h = In(handle);
   if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
     auto* r = static_cast<StepRec*>(h);
-    Event* op = r->op;
-    if (op->owner_id == t_thread_id) [[likely]] {
+    if (r->owner_id == t_thread_id) [[likely]] {
       // A send completes at its stop; a recv without flush too.
-      CountDone(op->slot, r->flags, r->bytes, r->post_tick, 0);
+      CountDone(r->slot, r->flags, r->bytes, r->post_tick, 0);
       r->type.store(0, std::memory_order_release);
-      if (op->stopped.load(std::memory_order_relaxed)) [[unlikely]]
-        ReleaseOpIfDone(op);
+      if (r->op->stopped.load(std::memory_order_relaxed)) [[unlikely]]
+        ReleaseOpIfDone(r->op);
       return abi::kSuccess;
     }
   }
