@@ -27,7 +27,7 @@ assert need <= set(j), need-set(j)
 assert j[\"table\"]==\"sxid\" and j[\"number\"]==20034 and j[\"bucket\"]==\"RESET_GPU\" and j[\"class\"]==\"critical\"
 assert j[\"deviation\"] is None and j[\"component\"]==\"nvlink\"
 d=j[\"decode\"]
-assert [c[\"class\"] for c in d]==[\"hint\",\"critical\",\"hint\",\"critical\"] and all(c[\"shared\"] and c[\"samples\"] for c in d), d
+assert [c[\"class\"] for c in d]==[\"hint\",\"hint\",\"critical\",\"hint\",\"critical\"] and all(c[\"shared\"] and c[\"samples\"] for c in d), d
 " "$tmp/s.json"'
 
 for bad in "xid 999" "sxid 1" "xid abc" "xid -1" "gpu 79"; do
