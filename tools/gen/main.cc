@@ -68,11 +68,12 @@ int main(int argc, char** argv) {
   try {
     if (!live_dir.empty()) {
       if (!app.count("--duration")) live.duration = live.fault_at + 20;
+      aegis::gen::LiveGenOptions(o, live, 0);  // refuses options that cannot run, before anything is written
       std::printf("%s: live scenario %s, seed %llu, %d hosts, fault at +%.1f s, end at +%.1f s\n", live_dir.c_str(),
                   o.scenario.c_str(), static_cast<unsigned long long>(o.seed), o.hosts, live.fault_at, live.duration);
       std::fflush(stdout);
       const size_t bytes = aegis::gen::RunLive(o, live, live_dir);
-      std::printf("%s: done, %.1f MB of logs, expected.json written\n", live_dir.c_str(), static_cast<double>(bytes) / 1e6);
+      std::printf("%s: done, %zu bytes of logs, expected.json written\n", live_dir.c_str(), bytes);
       return 0;
     }
     if (total_mb > 0) {
