@@ -9,14 +9,15 @@
 #  3. callgrind: instructions per sequence (the difference of two fixed-count runs, so
 #     set-up is not counted): the repeatable figure.
 #  4. NCCL's real event rate (a 10,240-rank job's proxy thread, 400 Gb/s of 512 KiB steps
-#     each way) with the snapshot writer every 100 ms, every 1 s, and idle: the hot path's
-#     cost there, and the writer's own CPU share.
-# Usage: scripts/bench-probe.sh [BUILD_DIR]  (REPS, LINE_RATE_SECONDS override the defaults)
+#     each way) with the snapshot writer every 100 ms, every 1 s, and idle, interleaved:
+#     the hot path's cost there, and the writer's own CPU share.
+# Usage: scripts/bench-probe.sh [BUILD_DIR]  (REPS, LINE_RATE_SECONDS, LINE_RATE_ROUNDS override the defaults)
 set -euo pipefail
 build=${1:-build}
 out="$build/bench"
 reps=${REPS:-5}
 secs=${LINE_RATE_SECONDS:-5}
+rounds=${LINE_RATE_ROUNDS:-2}
 bin="$build/aegis_probe_bench"
 mkdir -p "$out"
 export AEGIS_CCL_DIR="$out/probe-ccl" AEGIS_CCL_SOCKET=
@@ -87,17 +88,26 @@ else
   echo "valgrind not installed: skipped"
 fi
 
-echo "-- 4. NCCL's event rate: 10,240 ranks, 2 x 95,367 requests/s, $secs s per run"
-for interval in 100 1000 3600000; do
-  AEGIS_CCL_INTERVAL_MS=$interval "$bin" --line-rate "$secs"
-done >"$out/probe-line-rate.jsonl"
+echo "-- 4. NCCL's event rate: 10,240 ranks, 2 x 95,367 requests/s, $secs s per run, $rounds rounds interleaved"
+: >"$out/probe-line-rate.jsonl"
+for round in $(seq 1 "$rounds"); do
+  for interval in 3600000 100 1000; do
+    AEGIS_CCL_INTERVAL_MS=$interval "$bin" --line-rate "$secs" >>"$out/probe-line-rate.jsonl"
+  done
+done
 python3 - "$out/probe-line-rate.jsonl" <<'PY'
-import json, sys
+import json, statistics, sys
+runs = {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    writer = "writer idle" if r["interval_ms"] >= 3600000 else "writer every %.0f ms" % r["interval_ms"]
-    print(f"{writer}: {r['steps_per_s']:.0f} requests/s; per sequence mean {r['seq_ns_mean']:.1f} ns, "
-          f"p50 {r['seq_ns_p50']:.1f}, p99 {r['seq_ns_p99']:.1f}; probe = {r['probe_share_of_proxy_pct']:.3f}% "
-          f"of the proxy thread's time; writer CPU {r['writer_cpu_pct']:.4f}% of a core "
-          f"({r['writer_us_per_snapshot']:.0f} us per snapshot)")
+    runs.setdefault(r["interval_ms"], []).append(r)
+med = lambda rs, k: statistics.median(r[k] for r in rs)
+for interval in sorted(runs, key=lambda i: -i):
+    rs = runs[interval]
+    writer = "writer idle     " if interval >= 3600000 else "writer %6.0f ms" % interval
+    p50 = [r["seq_ns_p50"] for r in rs]
+    print(f"{writer}: {med(rs, 'steps_per_s'):.0f} requests/s; per sequence p50 {med(rs, 'seq_ns_p50'):.1f} ns "
+          f"(runs {min(p50):.1f}-{max(p50):.1f}), p99 {med(rs, 'seq_ns_p99'):.1f}, mean {med(rs, 'seq_ns_mean'):.1f}; "
+          f"probe = {med(rs, 'probe_share_of_proxy_pct'):.3f}% of the proxy thread's time; "
+          f"writer CPU {med(rs, 'writer_cpu_pct'):.4f}% of a core ({med(rs, 'writer_us_per_snapshot'):.0f} us per snapshot)")
 PY
