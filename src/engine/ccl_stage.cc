@@ -58,9 +58,13 @@ bool ComputeFault(const Incident& inc, const std::map<std::string, std::vector<c
         auto it = r->coll.find(f);
         const uint64_t mine = it == r->coll.end() ? 0 : it->second.first;
         if (mine < top && !lag.count(KeyOf(*r))) {
-          lag[KeyOf(*r)] = fmt::format("{} {} launched {} while its communicator {} ({}, {} ranks) reached {}",
-                                       r->host, r->gpu >= 0 ? GpuDevice(r->gpu) : "pid " + std::to_string(r->pid),
-                                       mine, comm, r->comm_name.empty() ? f : r->comm_name + " " + f, r->nranks, top);
+          // NCCL before 2.27 does not tell the probe a communicator's size (nranks 0):
+          // count the ranks that reported instead.
+          const std::string size = r->nranks > 0 ? fmt::format("{} ranks", r->nranks)
+                                                 : fmt::format("{} ranks reporting", recs.size());
+          lag[KeyOf(*r)] = fmt::format("{} {} launched {} while its communicator {} ({}, {}) reached {}", r->host,
+                                       r->gpu >= 0 ? GpuDevice(r->gpu) : "pid " + std::to_string(r->pid), mine, comm,
+                                       r->comm_name.empty() ? f : r->comm_name + " " + f, size, top);
           lag_record[KeyOf(*r)] = r;
         }
       }
