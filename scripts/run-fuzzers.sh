@@ -4,7 +4,9 @@ set -euo pipefail
 build=$1
 seconds=${2:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
-for t in line_fuzz json_fuzz; do
+targets=(line_fuzz json_fuzz controller_events_fuzz controller_job_fuzz controller_job_end_fuzz
+         controller_host_state_fuzz controller_topology_fuzz)
+for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
   cp "$root/fuzz/corpus/${t%_fuzz}/"* "$corpus/"
   echo "fuzz: $t for ${seconds}s"
@@ -12,4 +14,4 @@ for t in line_fuzz json_fuzz; do
     -artifact_prefix="$build/fuzz/" "$corpus" 2>&1 | tail -n 3
   rm -rf "$corpus"
 done
-echo "fuzz: 2 passed, 0 failed"
+echo "fuzz: ${#targets[@]} passed, 0 failed"

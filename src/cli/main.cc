@@ -3,6 +3,7 @@
 //   aegis classify [FILE...] [--json]     class of every log line (stdin without FILE)
 //   aegis rules check                     validate the rule set against its samples
 //   aegis rules explain xid|sxid N [--json]  one entry of the Xid / SXid catalogue
+//   aegis controller | jobs | status | incidents   the live system (cli/controller_cmd.h)
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "bundle/bundle_reader.h"
 #include "cli/commands.h"
+#include "cli/controller_cmd.h"
 #include "cli/rules_explain.h"
 #include "match/matcher.h"
 #include "rules/catalog.h"
@@ -19,6 +21,8 @@ int main(int argc, char** argv) {
   // SIGPIPE (status 141), not an error message about a failed write. A parent that
   // ignores SIGPIPE (some CI runners, daemons) would pass that on to us; undo it.
   std::signal(SIGPIPE, SIG_DFL);
+  // The live system (controller, jobs, status, incidents) has its own parser and exit codes.
+  if (int rc = aegis::RunLiveSystemCommand(argc, argv); rc >= 0) return rc;
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
   std::vector<std::string> rule_dirs;
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
   explain->add_option("number", ex.number, "the Xid or SXid number")->required();
   explain->add_flag("--json", ex.json, "print the entry as one JSON object");
   rules->require_subcommand(1);
+  aegis::DescribeLiveSystemCommands(app);
 
   CLI11_PARSE(app, argc, argv);
   // Flags of the main app given after the subcommand are parsed too (CLI11 fallthrough).

@@ -1,0 +1,207 @@
+// The controller at cluster scale (a generated 1,250-host x 8-GPU job with an Xid 79),
+// three figures, medians where repeated:
+//   1. ingest: 1,250 simulated agents post their classified events over HTTP (keep-alive
+//      connections, 64 client threads, batches of 50 events): events stored per second,
+//      SQLite in WAL mode, every batch durable (synchronous=FULL) before it is answered;
+//   2. verdict latency: the job ends; every agent had reported before; the controller waits
+//      for each to report after the end; from the last of those heartbeats to the recorded
+//      decision (target < 1 s);
+//   3. re-deciding the live 1,250-host incident after one new event: feed + Decide (target
+//      < 50 ms).
+// Run: build/aegis_controller_bench [--hosts N] [--rounds R]
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "agent_sim.h"
+#include "bundle/bundle_reader.h"
+#include "controller/controller.h"
+#include "controller/http_api.h"
+#include "controller/iso_time.h"
+#include "controller/live_job.h"
+#include "gen/scenarios.h"
+#include "match/live_rules.h"
+
+namespace {
+
+using namespace aegis;
+using namespace aegis::controller;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+int Post(httplib::Client& c, const std::string& path, const std::string& body) {
+  for (;;) {
+    auto r = c.Post(path.c_str(), body, "application/json");
+    if (!r) return 0;
+    if (r->status != 503) return r->status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // backpressure: Retry-After
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int hosts = 1250, rounds = 3, threads = 64;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--hosts")) hosts = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+  }
+  std::shared_ptr<const Rules> rules;
+  if (!LoadRules({}, &rules).ok()) return 1;
+  gen::GenOptions g;
+  g.scenario = "xid79";
+  g.seed = 5;
+  g.hosts = hosts;
+  g.kernel_bytes = 8000;
+  g.train_bytes = 16000;
+  gen::Bundle b = gen::BuildBundle(g);
+  test::SimOptions sim;
+  sim.batch_events = 50;
+  sim.include_metrics = false;
+  std::vector<test::AgentPost> posts = test::PostsFromBundle(b, rules->matcher, sim);
+  size_t events_per_round = 0;
+  for (const auto& p : posts) events_per_round += p.body["events"].size();
+  fmt::print("{} hosts: {} events in {} batches per round, {} rounds\n", hosts, events_per_round, posts.size(), rounds);
+
+  const std::string dir = std::filesystem::temp_directory_path() / fmt::format("aegis-ctl-bench-{}", getpid());
+  std::filesystem::create_directories(dir);
+  ControllerOptions o;
+  o.db = "sqlite:" + dir + "/aegis.db";
+  o.settle_s = 60;
+  o.slow_check_s = 0;
+  o.max_isolate_share = 1;
+  o.hang_after_s = 1e9;
+  o.max_ingest_in_flight = 2 * threads;
+  o.http_threads = threads + 8;
+  o.name = "bench";
+  std::unique_ptr<Controller> c;
+  if (Status s = Controller::Open(o, &c); !s.ok()) {
+    fmt::print(stderr, "{}\n", s.ToString());
+    return 1;
+  }
+  HttpApi api(c.get());
+  if (Status s = api.Start("127.0.0.1", 0); !s.ok()) return 1;
+  c->Start();
+  const int port = api.port();
+  {
+    httplib::Client cl("127.0.0.1", port);
+    cl.Put("/api/v1/topology", test::TopologyText(b), "application/json");
+    cl.Post("/api/v1/jobs", test::RunningJobText(b), "application/json");
+    for (int i = 0; i < hosts; ++i)  // every agent known
+      cl.Post("/api/v1/events", test::HeartbeatPost(b.N(i).host, WallNow() - 600, "hb0-" + b.N(i).host).body.dump(),
+              "application/json");
+  }
+
+  // 1. Ingest. Each round sends every batch again under new ids (new events).
+  std::vector<double> rates;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::string> bodies;
+    for (auto p : posts) {
+      for (auto& e : p.body["events"]) e["id"] = fmt::format("r{}-{}", round, e["id"].get<std::string>());
+      bodies.push_back(p.body.dump());
+    }
+    std::atomic<size_t> next{0}, failed{0};
+    const auto t0 = Clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        httplib::Client cl("127.0.0.1", port);
+        cl.set_keep_alive(true);
+        for (size_t i; (i = next++) < bodies.size();)
+          if (Post(cl, "/api/v1/events", bodies[i]) != 200) ++failed;
+      });
+    for (auto& t : pool) t.join();
+    const double s = Seconds(t0, Clock::now());
+    rates.push_back(static_cast<double>(events_per_round) / s);
+    fmt::print("ingest round {}: {} events in {:.2f} s = {:.0f} events/s ({} failed posts)\n", round, events_per_round, s,
+               rates.back(), failed.load());
+  }
+  // Let the decision loop catch up with everything before timing decisions.
+  while (c->health().events_fed.load() < c->health().events_accepted.load())
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+
+  // 2. Verdict latency.
+  std::vector<double> latencies;
+  httplib::Client cl("127.0.0.1", port);
+  for (int run = 0; run < 5; ++run) {
+    json job = json::parse(test::RunningJobText(b));
+    job["id"] = fmt::format("{}-run{}", b.c.job_id, run);
+    if (run > 0) {  // the same incident again under another job
+      cl.Post("/api/v1/jobs", job.dump(), "application/json");
+      for (auto p : posts) {
+        for (auto& e : p.body["events"]) e["id"] = fmt::format("run{}-{}", run, e["id"].get<std::string>());
+        Post(cl, "/api/v1/events", p.body.dump());
+      }
+    } else {
+      job["id"] = b.c.job_id;
+    }
+    auto end = cl.Post(fmt::format("/api/v1/jobs/{}/end", job["id"].get<std::string>()).c_str(),
+                       json{{"state", "failed"}, {"ended_at", FormatIsoTime(b.c.end)}}.dump(), "application/json");
+    const std::string inc = json::parse(end->body)["incident"];
+    const double after = WallNow() + 0.001;
+    for (int i = 0; i + 1 < hosts; ++i)
+      Post(cl, "/api/v1/events", test::HeartbeatPost(b.N(i).host, after, fmt::format("hb-{}-{}", run, i)).body.dump());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto t0 = Clock::now();
+    Post(cl, "/api/v1/events", test::HeartbeatPost(b.N(hosts - 1).host, after, fmt::format("hb-{}-last", run)).body.dump());
+    for (;;) {
+      auto r = cl.Get(("/api/v1/incidents/" + inc).c_str());
+      if (r && json::parse(r->body)["decided_at"].is_string()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    latencies.push_back(Seconds(t0, Clock::now()));
+    fmt::print("verdict latency run {}: {:.0f} ms\n", run, latencies.back() * 1000);
+  }
+  api.Stop();
+  c->Stop();
+
+  // 3. Re-deciding the live incident after one new event.
+  Topology topology;
+  (void)ParseTopology(test::TopologyText(b), &topology, nullptr);
+  Job job;
+  (void)ParseJob(test::RunningJobText(b), &job, nullptr);
+  LiveJob live(job, topology);
+  size_t fed = 0;
+  for (const auto& p : posts)
+    for (const auto& e : p.body["events"]) {
+      DecodedEvent d;
+      if (DecodeEvent(e, p.node, &d).ok()) {
+        live.Feed(d, 0);
+        ++fed;
+      }
+    }
+  Verdict v = live.DecideAs(JobState::kFailed, b.c.end, rules->catalog, {});
+  std::vector<double> redecide;
+  json extra = posts.front().body["events"][0];
+  for (int i = 0; i < 30; ++i) {
+    DecodedEvent d;
+    extra["line"] = 1000000 + i;
+    extra["first_line"] = extra["last_line"] = 1000000 + i;
+    (void)DecodeEvent(extra, posts.front().node, &d);
+    const auto t0 = Clock::now();
+    live.Feed(d, 0);
+    v = live.DecideAs(JobState::kFailed, b.c.end, rules->catalog, {});
+    redecide.push_back(Seconds(t0, Clock::now()));
+  }
+  fmt::print("re-decide: {} events held, verdict {} {}; one new event + decision: median {:.1f} ms\n", fed,
+             ToString(v.action), v.isolate.empty() ? "" : v.isolate[0].host, Median(redecide) * 1000);
+  fmt::print("\nSUMMARY ingest {:.0f} events/s (median of {}), verdict latency {:.0f} ms (median of 5), "
+             "re-decide {:.1f} ms\n",
+             Median(rates), rates.size(), Median(latencies) * 1000, Median(redecide) * 1000);
+  std::filesystem::remove_all(dir);
+  return 0;
+}

@@ -1,0 +1,73 @@
+#include "cli/status_cmd.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace aegis {
+
+namespace {
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "-";
+  return j[key].get<std::string>();
+}
+
+const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kNone;
+  return j.is_object() && j.contains(key) ? j[key] : kNone;
+}
+
+std::string ForPerson(const nlohmann::json& doc) {
+  std::string out;
+  const nlohmann::json& hosts = Member(doc, "hosts");
+  size_t out_of_service = 0;
+  for (const auto& h : hosts) out_of_service += Text(h, "state") != "in_service";
+  out += fmt::format("Hosts: {} known, {} not in service\n", hosts.size(), out_of_service);
+  for (const auto& h : hosts) {
+    if (Text(h, "state") == "in_service") continue;
+    out += fmt::format("  {:<20} {:<10} since {}  {}  {}\n", Text(h, "host"), Text(h, "state"), Text(h, "since"),
+                       Text(h, "incident"), Text(h, "reason"));
+  }
+  const nlohmann::json& incidents = Member(doc, "incidents");
+  out += fmt::format("Incidents: {}\n", incidents.size());
+  for (const auto& inc : incidents) {
+    const nlohmann::json& v = Member(inc, "verdict");
+    if (v.is_object())
+      out += fmt::format("  {:<8} job {}  decided {}: {} ({}, {}) {}\n", Text(inc, "id"), Text(inc, "job"),
+                         Text(inc, "decided_at"), Text(v, "action"), Text(v, "cause"), Text(v, "stage"), Text(v, "summary"));
+    else
+      out += fmt::format("  {:<8} job {}  opened {}: not decided yet\n", Text(inc, "id"), Text(inc, "job"),
+                         Text(inc, "opened_at"));
+    for (const auto& a : Member(inc, "actions"))
+      out += fmt::format("           {} {} via {}{}: {}\n", Text(a, "do"), Text(a, "host"), Text(a, "backend"),
+                         Member(a, "dry_run") == true ? " (dry run)" : "", Text(a, "result"));
+  }
+  return out;
+}
+
+}  // namespace
+
+CLI::App* AddStatusCommand(CLI::App& app, StatusArgs* a) {
+  auto* cmd = app.add_subcommand("status", "hosts and incidents as the controller sees them");
+  AddClientOptions(cmd, &a->client);
+  cmd->add_flag("--json", a->json, "print the status document (one JSON object)");
+  return cmd;
+}
+
+int RunStatus(const StatusArgs& a) {
+  controller::Reply reply;
+  if (int rc = CallController(a.client, "GET", "/api/v1/status", "", &reply); rc != 0) return rc;
+  auto doc = nlohmann::json::parse(reply.body, nullptr, false);
+  if (!doc.is_object() || !doc.contains("hosts") || !doc.contains("incidents") || !doc["hosts"].is_array() ||
+      !doc["incidents"].is_array())
+    return Fail("the controller's status is not a status document", 1);
+  // --json: the controller's document as it sent it (one line, its field order).
+  std::string out = a.json ? reply.body : ForPerson(doc);
+  if (a.json && (out.empty() || out.back() != '\n')) out += '\n';
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+}  // namespace aegis

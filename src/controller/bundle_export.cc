@@ -1,0 +1,289 @@
+#include "controller/bundle_export.h"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <tuple>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "bundle/bundle_reader.h"
+#include "controller/iso_time.h"
+#include "controller/json_check.h"
+#include "controller/status_document.h"
+#include "controller/wire_event.h"
+
+namespace aegis::controller {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+constexpr size_t kPage = 50000;
+constexpr uint64_t kMaxLines = 5'000'000;  // a line number beyond this is not padded to
+
+// "[2026-11-30T10:12:04.123456+00:00]" (zoned) or "[2026-11-30 10:12:04.123456]" (local
+// time, as the original line had it). In brackets, so that what follows is never taken
+// for a syslog host and tag.
+std::string Stamp(double ts, bool zoned) {
+  const double whole = std::floor(ts);
+  const time_t s = static_cast<time_t>(whole);
+  struct tm tm;
+  gmtime_r(&s, &tm);
+  char buf[40];
+  strftime(buf, sizeof buf, zoned ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+  const long micros = std::lround((ts - whole) * 1e6) % 1000000;
+  return fmt::format("[{}.{:06d}{}]", buf, micros, zoned ? "+00:00" : "");
+}
+
+// Finds again the span of `text` that the event's rule matched.
+class Redactor {
+ public:
+  explicit Redactor(const Catalog& catalog) : catalog_(catalog) {}
+  std::string Span(const std::string& rule_id, const std::string& text) {
+    for (const RE2* re : Patterns(rule_id)) {
+      re2::StringPiece m;
+      if (re->Match(text, 0, text.size(), RE2::UNANCHORED, &m, 1)) return std::string(m.data(), m.size());
+    }
+    return "";
+  }
+
+ private:
+  const std::vector<const RE2*>& Patterns(const std::string& id) {
+    auto it = by_id_.find(id);
+    if (it != by_id_.end()) return it->second;
+    std::vector<const RE2*>& list = by_id_[id];
+    const bool xid = id.rfind("xid-", 0) == 0, sxid = id.rfind("sxid-", 0) == 0;
+    for (const Rule& r : catalog_.rules()) {
+      const bool fits = r.id == id || (xid && r.xid_table == Rule::XidTable::kXid) ||
+                        (sxid && r.xid_table != Rule::XidTable::kNone);
+      if (!fits) continue;
+      auto re = std::make_unique<RE2>(r.pattern, RE2::Quiet);
+      if (!re->ok()) continue;
+      list.push_back(re.get());
+      owned_.push_back(std::move(re));
+    }
+    return list;
+  }
+  const Catalog& catalog_;
+  std::map<std::string, std::vector<const RE2*>> by_id_;
+  std::vector<std::unique_ptr<RE2>> owned_;
+};
+
+struct LogLine {
+  std::string text;
+  bool header = false;  // a traceback header, yields to a real event at the same line
+};
+
+// One log file rebuilt from its events.
+struct LogFileOut {
+  std::map<uint64_t, LogLine> lines;
+};
+
+std::string LinePrefix(const WireLogEvent& w) {
+  const LogEvent& e = w.event;
+  std::string p;
+  if (e.ts_exact && std::isfinite(e.ts)) p = Stamp(e.ts, e.ts_zoned) + " ";
+  if (w.source == SourceKind::kTrain && e.rank >= 0) p += "[rank" + std::to_string(e.rank) + "]: ";
+  return p;
+}
+
+std::string RenderLog(const LogFileOut& f) {
+  std::string out;
+  uint64_t next = 1;
+  for (const auto& [line, l] : f.lines) {
+    if (line > kMaxLines) break;
+    for (; next < line; ++next) out += '\n';
+    out += l.text;
+    out += '\n';
+    next = line + 1;
+  }
+  return out;
+}
+
+// Reads a store range page by page (ordered by time, then seq).
+Status ForEachEvent(store::Store& store, store::EventRange range, const std::function<void(const store::Event&)>& fn) {
+  range.limit = kPage;
+  for (;;) {
+    std::vector<store::Event> events;
+    if (Status s = store.EventsInRange(range, &events); !s.ok()) return s;
+    for (const auto& e : events) fn(e);
+    if (events.size() < range.limit) return Status::Ok();
+    range.after_time = store::RangeTime(events.back());  // the next page
+    range.after_seq = events.back().seq;
+  }
+}
+
+}  // namespace
+
+Status ExportBundle(store::Store& store, const Rules& rules, const std::string& id, const ExportOptions& options,
+                    ordered_json* out) {
+  store::Incident inc;
+  if (Status s = store.GetIncident(id, &inc); !s.ok()) return s;
+  store::Job job;
+  if (Status s = store.GetJob(inc.job, &job); !s.ok()) return s;
+  std::string topology_text;
+  double topology_at = NAN;
+  Status ts = store.GetTopology(&topology_text, &topology_at);
+  if (!ts.ok() && !ts.IsNotFound()) return ts;
+  if (ts.IsNotFound()) topology_text = "{\"nodes\": []}";
+
+  std::map<std::string, std::string> files;
+  files["topology.json"] = topology_text;
+
+  // job.json as the decision saw it.
+  json job_json = json::parse(job.body, nullptr, false);
+  if (!job_json.is_object()) job_json = json::object();
+  Job model;
+  (void)ParseJob(job.body, &model, nullptr);
+  const bool running_trigger = inc.trigger == store::Trigger::kCclStall ||
+                               (inc.trigger == store::Trigger::kSlow && job.state != store::JobState::kSlow);
+  switch (inc.trigger) {
+    case store::Trigger::kJobFailed: job_json["state"] = "failed"; break;
+    case store::Trigger::kJobHung:
+    case store::Trigger::kCclStall: job_json["state"] = "hung"; break;
+    case store::Trigger::kSlow: job_json["state"] = "slow"; break;
+    case store::Trigger::kManual: break;
+  }
+  if (running_trigger) job_json.erase("ended_at");
+  else if (!job_json.contains("ended_at")) job_json["ended_at"] = FormatIsoTime(inc.opened_at);
+  files["job.json"] = job_json.dump(2);
+
+  std::vector<std::string> hosts = model.hosts;
+  Topology topology;
+  if (ParseTopology(topology_text, &topology, nullptr).ok())
+    for (const auto& sw : topology.switches)
+      if (!sw.name.empty()) hosts.push_back(sw.name);
+  const double cutoff = inc.decided() ? inc.decided_at : INFINITY;
+  const double from = std::isnan(model.started_at) ? -INFINITY : model.started_at - options.lookback_s;
+
+  Redactor redactor(rules.catalog);
+  std::map<std::string, LogFileOut> logs;
+  std::map<std::string, std::vector<std::pair<double, std::string>>> ccl;  // file -> (ts, line)
+  std::map<std::string, std::map<std::tuple<std::string, std::string>, std::map<double, double>>> metrics;
+  std::map<std::string, std::pair<double, json>> facts;  // host -> (received, facts)
+  json probes = json::array();
+
+  auto take = [&](const store::Event& e) {
+    if (e.received_at > cutoff) return;
+    json j = json::parse(e.body, nullptr, false);
+    DecodedEvent d;
+    if (j.is_discarded() || !DecodeEvent(j, e.node, &d).ok()) return;
+    switch (d.type) {
+      case EventType::kLog: {
+        LogFileOut& f = logs[d.log.file];
+        const std::string prefix = LinePrefix(d.log);
+        std::string text = options.redact ? redactor.Span(d.log.event.rule_id, d.log.event.text) : d.log.event.text;
+        LogLine& slot = f.lines[d.log.event.line];
+        if (slot.text.empty() || slot.header) slot = LogLine{text.empty() ? "" : prefix + text, false};
+        if (const uint64_t tb = d.log.event.traceback_line; tb > 0 && tb < d.log.event.line && !f.lines.count(tb)) {
+          std::string p = d.log.source == SourceKind::kTrain && d.log.event.rank >= 0
+                              ? "[rank" + std::to_string(d.log.event.rank) + "]: "
+                              : "";
+          f.lines[tb] = LogLine{p + "Traceback (most recent call last):", true};
+        }
+        break;
+      }
+      case EventType::kCcl: {
+        ccl[d.ccl.file].emplace_back(d.ccl.ts, j["record"].dump());
+        break;
+      }
+      case EventType::kFacts:
+        if (!facts.count(d.node) || facts[d.node].first <= e.received_at) facts[d.node] = {e.received_at, j["facts"]};
+        break;
+      case EventType::kMetric: {
+        auto& samples = metrics[d.series.metric][{d.node, d.series.device}];
+        for (size_t i = 0; i < d.series.t.size(); ++i) samples.emplace(d.series.t[i], d.series.v[i]);
+        break;
+      }
+      case EventType::kProbe: {
+        json p = {{"src", d.probe.src}, {"dst", d.probe.dst}, {"size", d.probe.size}, {"sent", d.probe.sent},
+                  {"lost", d.probe.lost}};
+        if (std::isfinite(d.probe.rtt_p50)) p["rtt_us_p50"] = d.probe.rtt_p50;
+        if (std::isfinite(d.probe.rtt_p99)) p["rtt_us_p99"] = d.probe.rtt_p99;
+        probes.push_back(std::move(p));
+        break;
+      }
+      case EventType::kHeartbeat: break;
+    }
+  };
+  store::EventRange range;
+  range.hosts = model.hosts;
+  range.types = {"facts"};
+  if (Status s = ForEachEvent(store, range, take); !s.ok()) return s;
+  range.hosts = hosts;
+  range.types = {"log", "ccl", "metric"};
+  range.from = from;
+  if (Status s = ForEachEvent(store, range, take); !s.ok()) return s;
+  range.hosts.clear();
+  range.types = {"probe"};
+  if (Status s = ForEachEvent(store, range, take); !s.ok()) return s;
+
+  for (const auto& [file, f] : logs) files[file] = RenderLog(f);
+  for (auto& [file, lines] : ccl) {
+    // In the order the decision loop numbers them (LiveJob): by time, then arrival.
+    std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string text;
+    for (const auto& [t, line] : lines) text += line + "\n";
+    files[file] = std::move(text);
+  }
+  for (const auto& [host, f] : facts) files["nodes/" + host + "/facts.json"] = f.second.dump(2);
+  for (const auto& [name, series] : metrics) {
+    json result = json::array();
+    for (const auto& [key, samples] : series) {
+      json metric = {{"__name__", name}, {"host", std::get<0>(key)}};
+      if (!std::get<1>(key).empty()) metric["device"] = std::get<1>(key);
+      json values = json::array();
+      for (const auto& [t, v] : samples) values.push_back({t, fmt::format("{}", v)});
+      result.push_back({{"metric", std::move(metric)}, {"values", std::move(values)}});
+    }
+    json body = {{"status", "success"}, {"data", {{"resultType", "matrix"}, {"result", std::move(result)}}}};
+    files[MetricFileOf(name)] = body.dump();
+  }
+  if (!probes.empty()) files["probes.json"] = probes.dump(2);
+  files["incident.json"] = IncidentJson(inc, true).dump(2);
+
+  ordered_json doc;
+  doc["format"] = 1;
+  doc["incident"] = inc.id;
+  doc["job"] = inc.job;
+  doc["redacted"] = options.redact;
+  doc["files"] = ordered_json::object();
+  for (auto& [path, text] : files) doc["files"][path] = std::move(text);
+  *out = std::move(doc);
+  return Status::Ok();
+}
+
+Status WriteBundle(const json& document, const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!document.is_object() || !document.contains("files") || !document["files"].is_object())
+    return Status::InvalidArgument("the bundle document has no \"files\" object");
+  const json& files = document["files"];
+  for (auto it = files.begin(); it != files.end(); ++it) {
+    if (!IsSafeRelativePath(it.key())) return Status::InvalidArgument("the bundle names an unsafe path: " + it.key());
+    if (!it->is_string()) return Status::InvalidArgument("the bundle's file " + it.key() + " is not text");
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError(dir + ": " + ec.message());
+  for (auto it = files.begin(); it != files.end(); ++it) {
+    const fs::path path = fs::path(dir) / it.key();
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return Status::IOError(path.parent_path().string() + ": " + ec.message());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    const std::string& text = it->get_ref<const std::string&>();
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) return Status::IOError(path.string() + ": cannot write");
+  }
+  return Status::Ok();
+}
+
+}  // namespace aegis::controller

@@ -1,0 +1,44 @@
+// An incident's data as an incident bundle (docs/formats.md), built from what the store
+// holds, so that `aegis diagnose` on it reaches the incident's verdict:
+//   topology.json, job.json (as the decision saw the job: its state for the trigger and
+//   its end), nodes/HOST/{kernel.log, train.log} (each classified event's text written at
+//   its own line number, preceded by its time and rank tag; the lines between are empty,
+//   so that line numbers in evidence stay true: the controller receives classified events,
+//   never raw logs), nodes/HOST/facts.json (the newest facts), nodes/HOST/ccl/*.jsonl (the
+//   CCL snapshots received), switches/NAME.log, probes.json, metrics/NAME.json (the
+//   metric series as Prometheus query_range bodies), incident.json (the incident and
+//   its verdict).
+// Only events received before the decision are included (all of them for an incident
+// not decided yet).
+// Redaction (`?redact=1`, `aegis incidents export --redact`): every log line keeps only
+// the span its rule matched (found again with the rule's pattern); the rest of the line
+// (process names, paths, the job's own messages around the match) is removed, and a line
+// whose rule this controller does not know is left empty. Times, rank tags, facts,
+// counters and metrics are kept. The verdict's evidence then shows the matched spans.
+//
+// The document: {"format": 1, "incident": ID, "job": JOB, "redacted": bool,
+// "files": {"relative/path": "text", ...}}; WriteBundle puts it into a directory.
+// Thread-safe.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/status.h"
+#include "match/live_rules.h"
+#include "store/store.h"
+
+namespace aegis::controller {
+
+struct ExportOptions {
+  bool redact = false;
+  double lookback_s = 3600;  // events this long before the job started are included
+};
+
+Status ExportBundle(store::Store& store, const Rules& rules, const std::string& incident, const ExportOptions& options,
+                    nlohmann::ordered_json* out);
+
+// Writes the document's files under `dir` (created). Every path must be a plain relative
+// path (no "..", not absolute): InvalidArgument otherwise, before anything is written.
+Status WriteBundle(const nlohmann::json& document, const std::string& dir);
+
+}  // namespace aegis::controller

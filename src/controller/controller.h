@@ -1,0 +1,77 @@
+// The controller: the live system's centre. It stores what node agents post (events),
+// follows jobs, opens incidents and decides them with the same engine as `aegis
+// diagnose`, keeps every host's state with its history, and serves all of it over an
+// HTTP API (http_api.h; docs/api.md). Storage is a store::Store (SQLite by default,
+// PostgreSQL for several controllers, of which one leads: decision_loop.h).
+// This class holds the pieces and carries out the API's writes; reads are documents
+// built from the store (status_document.h, bundle_export.h). Thread-safe: the HTTP
+// server calls it from many threads.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "controller/api_bodies.h"
+#include "controller/decision_loop.h"
+#include "controller/health_metrics.h"
+#include "controller/options.h"
+#include "controller/tokens.h"
+#include "match/live_rules.h"
+#include "store/store.h"
+
+namespace aegis::controller {
+
+struct IngestResult {
+  size_t accepted = 0;
+  size_t duplicates = 0;
+  std::vector<EventBatch::Rejected> rejected;  // the batch's own and the store's
+};
+
+struct EndJobResult {
+  std::string job;
+  JobState state = JobState::kFailed;
+  std::string incident;  // empty for a job done
+};
+
+class Controller {
+ public:
+  // Opens the store (creating or migrating its schema), loads the rules and tokens and
+  // the --topology file (stored, replacing the previous one). Does not start the loop.
+  static Status Open(const ControllerOptions& options, std::unique_ptr<Controller>* out);
+  ~Controller();
+
+  void Start();  // the decision loop
+  void Stop();
+
+  // --- the API's writes ---
+  Status Ingest(const EventBatch& batch, IngestResult* result);
+  // AlreadyExists (an idempotent repeat of the same start is ok: *created false).
+  // FailedPrecondition when a job of that id already ended.
+  Status StartJob(const JobStart& start, bool* created);
+  // NotFound for an unknown job; FailedPrecondition when it already ended otherwise.
+  Status EndJob(const std::string& id, const JobEnd& end, EndJobResult* out);
+  Status PutTopology(std::string_view body);
+  // NotFound for a host neither the topology nor any job named.
+  Status SetHostState(const std::string& host, const HostStateRequest& request, const Caller& caller,
+                      store::HostRecord* out, bool* changed);
+  Status ReloadRules();
+
+  store::Store& store() { return *store_; }
+  const ControllerOptions& options() const { return options_; }
+  const TokenTable& tokens() const { return tokens_; }
+  HealthMetrics& health() { return health_; }
+  LiveRules& rules() { return *rules_; }
+  bool leader() const { return loop_->leader(); }
+  DecisionLoop& loop() { return *loop_; }
+
+ private:
+  Controller() = default;
+
+  ControllerOptions options_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<LiveRules> rules_;
+  TokenTable tokens_;
+  HealthMetrics health_;
+  std::unique_ptr<DecisionLoop> loop_;
+};
+
+}  // namespace aegis::controller

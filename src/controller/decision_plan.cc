@@ -1,0 +1,140 @@
+#include "controller/decision_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace aegis::controller {
+
+namespace {
+
+std::vector<store::Action> Drains(const std::string& incident, const std::string& host, const std::string& op,
+                                  double now, bool dry_run, const std::vector<ActionBackend>& backends) {
+  std::vector<store::Action> out;
+  auto one = [&](const std::string& backend) {
+    store::Action a;
+    a.key = incident + "/" + op + "/" + host + "/" + backend;
+    a.incident = incident;
+    a.host = host;
+    a.op = op;
+    a.backend = backend;
+    a.dry_run = dry_run;
+    a.at = now;
+    a.result = dry_run || backend == "none" ? "recorded" : "pending";
+    a.detail = dry_run ? "dry run: recorded, not carried out"
+                       : backend == "none" ? "no --action backend: recorded only"
+                                           : "to be carried out by the " + backend + " backend (not in this release)";
+    out.push_back(std::move(a));
+  };
+  if (backends.empty()) one("none");
+  for (const ActionBackend& b : backends) one(b.name);
+  return out;
+}
+
+bool IsOutOfService(store::HostState s) {
+  return s == store::HostState::kIsolated || s == store::HostState::kRepair || s == store::HostState::kOffline;
+}
+
+std::string RepairReason(const RepairEntry& r) {
+  std::string out = "repair " + std::string(ToString(r.component));
+  if (!r.key.empty()) out += " " + r.key;
+  if (!r.device.empty()) out += " " + r.device;
+  if (!r.switch_name.empty()) out += " on " + r.switch_name;
+  if (!r.value.empty() || !r.expected.empty())
+    out += fmt::format(" (has {}, expected {})", r.value.empty() ? "nothing" : r.value, r.expected);
+  return out;
+}
+
+}  // namespace
+
+std::string IsolationReason(const Verdict& v, const IsolateEntry& entry) {
+  std::string what;
+  for (const Evidence& e : v.evidence)
+    if (e.host == entry.host && !e.rule.empty()) {
+      what = e.rule.rfind("xid-", 0) == 0 ? "Xid " + e.rule.substr(4) : e.rule;
+      break;
+    }
+  if (what.empty()) what = std::string(ToString(v.stage));
+  if (!entry.device.empty()) what += " on " + entry.device;
+  else if (entry.component != Component::kHost) what += " (" + std::string(ToString(entry.component)) + ")";
+  return what;
+}
+
+Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
+  Plan plan;
+  store::Decision& d = plan.decision;
+  d.incident = in.incident;
+  d.verdict = in.verdict_json;
+  d.decided_at = in.now;
+  d.decided_by = in.decided_by;
+  std::set<std::string> seen;
+  auto state_of = [&](const std::string& host) {
+    auto it = in.current.find(host);
+    return it == in.current.end() ? store::HostState::kInService : it->second;
+  };
+  auto change = [&](const std::string& host, store::HostState to, std::string reason, bool drain) {
+    if (host.empty() || !seen.insert(host).second) return;
+    if (!in.known_hosts.empty() && !in.known_hosts.count(host)) return;
+    d.hosts.push_back({host, to, std::move(reason)});
+    if (drain) {
+      auto actions = Drains(in.incident, host, "drain", in.now, in.dry_run, in.backends);
+      d.actions.insert(d.actions.end(), actions.begin(), actions.end());
+    }
+  };
+
+  switch (v.action) {
+    case Action::kIsolate: {
+      std::vector<const IsolateEntry*> entries;
+      std::set<std::string> hosts;
+      for (const IsolateEntry& e : v.isolate)
+        if (!e.host.empty() && hosts.insert(e.host).second) entries.push_back(&e);
+      size_t isolated = 0;
+      for (const auto& [host, state] : in.current)
+        if (state == store::HostState::kIsolated) ++isolated;
+      size_t added = 0;
+      for (const std::string& h : hosts)
+        if (state_of(h) != store::HostState::kIsolated && state_of(h) != store::HostState::kHeld) ++added;
+      const size_t total = std::max<size_t>({in.topology_hosts, in.current.size(), hosts.size(), 1});
+      const double share = static_cast<double>(isolated + added) / static_cast<double>(total);
+      if (added > 0 && share > in.max_isolate_share) {
+        plan.held = true;
+        plan.held_why = fmt::format("held for a person: isolating would take {} of {} hosts ({:.1f}%) out, above "
+                                    "--max-isolate-share {:.1f}%",
+                                    isolated + added, total, share * 100, in.max_isolate_share * 100);
+      } else if (v.confidence.level == Strength::kLow) {
+        plan.held = true;
+        plan.held_why = "held for a person: the verdict's confidence is low (" + v.confidence.basis + ")";
+      }
+      for (const IsolateEntry* e : entries) {
+        const std::string reason = IsolationReason(v, *e);
+        if (plan.held) change(e->host, store::HostState::kHeld, plan.held_why + "; would isolate: " + reason, false);
+        else change(e->host, store::HostState::kIsolated, reason, true);
+      }
+      break;
+    }
+    case Action::kRepair:
+      for (const RepairEntry& r : v.repair)
+        change(r.host, store::HostState::kRepair, RepairReason(r), true);
+      break;
+    case Action::kOffline:
+      for (const std::string& h : v.offline) change(h, store::HostState::kOffline, "offline diagnosis: " + v.summary, true);
+      break;
+    case Action::kNone: break;
+  }
+  return plan;
+}
+
+std::vector<store::Action> ManualActions(const std::string& host, store::HostState from, store::HostState to,
+                                         const std::string& key_prefix, double now, bool dry_run,
+                                         const std::vector<ActionBackend>& backends) {
+  std::string op;
+  if (IsOutOfService(to) && !IsOutOfService(from)) op = "drain";
+  if (to == store::HostState::kInService && IsOutOfService(from)) op = "resume";
+  if (op.empty()) return {};
+  auto actions = Drains("", host, op, now, dry_run, backends);
+  for (auto& a : actions) a.key = key_prefix + "/" + op + "/" + host + "/" + a.backend;
+  return actions;
+}
+
+}  // namespace aegis::controller

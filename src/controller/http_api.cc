@@ -1,0 +1,291 @@
+#include "controller/http_api.h"
+
+#include <httplib.h>
+
+#include <thread>
+
+#include "common/text.h"
+#include "controller/bundle_export.h"
+#include "controller/iso_time.h"
+#include "controller/json_check.h"
+#include "controller/status_document.h"
+
+namespace aegis::controller {
+
+using nlohmann::json;
+
+namespace {
+
+void Send(httplib::Response& res, int status, const std::string& body) {
+  res.status = status;
+  res.set_content(body, "application/json");
+}
+
+void ReplyJson(httplib::Response& res, int status, const ordered_json& body) {
+  Send(res, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+void ReplyError(httplib::Response& res, int status, const std::string& message) {
+  ordered_json e;
+  e["error"] = message;
+  ReplyJson(res, status, e);
+}
+
+void ReplyStatus(httplib::Response& res, const Status& s) {
+  const int code = HttpStatusOf(s);
+  if (code == 503) res.set_header("Retry-After", "1");
+  ReplyError(res, code, s.message().empty() ? s.ToString() : s.message());
+}
+
+bool QueryFlag(const httplib::Request& req, const char* name) {
+  if (!req.has_param(name)) return false;
+  const std::string v = req.get_param_value(name);
+  return v.empty() || v == "1" || v == "true" || v == "yes";
+}
+
+}  // namespace
+
+int HttpStatusOf(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kOk: return 200;
+    case Status::Code::kInvalidArgument: return 400;
+    case Status::Code::kNotFound: return 404;
+    case Status::Code::kAlreadyExists:
+    case Status::Code::kFailedPrecondition: return 409;
+    case Status::Code::kPermissionDenied: return 403;
+    case Status::Code::kResourceExhausted: return 413;
+    case Status::Code::kUnavailable: return 503;
+    default: return 500;
+  }
+}
+
+HttpApi::HttpApi(Controller* controller) : c_(controller) {}
+
+HttpApi::~HttpApi() { Stop(); }
+
+Status HttpApi::Start(const std::string& host, int port) {
+  const ControllerOptions& o = c_->options();
+  if (!o.tls_cert.empty() || !o.tls_key.empty()) {
+    if (o.tls_cert.empty() || o.tls_key.empty()) return Status::InvalidArgument("--tls-cert and --tls-key go together");
+    auto ssl = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
+    if (!ssl->is_valid()) return Status::IOError("cannot load the TLS certificate " + o.tls_cert + " and key " + o.tls_key);
+    server_ = std::move(ssl);
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
+  const size_t threads = static_cast<size_t>(std::max(4, o.http_threads));
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_->set_payload_max_length(o.max_body_bytes);
+  server_->set_keep_alive_max_count(64);
+  server_->set_keep_alive_timeout(2);
+  server_->set_read_timeout(30, 0);
+  Routes();
+  port_ = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
+  if (port_ <= 0) return Status::IOError("cannot listen on " + host + ":" + std::to_string(port));
+  thread_ = std::make_unique<std::thread>([this] { server_->listen_after_bind(); });
+  return Status::Ok();
+}
+
+void HttpApi::Stop() {
+  if (server_) server_->stop();
+  if (thread_ && thread_->joinable()) thread_->join();
+  thread_.reset();
+}
+
+void HttpApi::Routes() {
+  httplib::Server& s = *server_;
+  Controller* c = c_;
+
+  // Each handler: the scopes it needs, then the work. `needed` any one of these scopes.
+  auto guard = [c](uint32_t needed, auto&& handler) {
+    return [c, needed, handler](const httplib::Request& req, httplib::Response& res) {
+      Caller caller;
+      switch (c->tokens().Check(req.get_header_value("Authorization"), needed, &caller)) {
+        case AuthResult::kUnauthenticated:
+          res.set_header("WWW-Authenticate", "Bearer");
+          ReplyError(res, 401, "a valid bearer token is required (Authorization: Bearer TOKEN)");
+          return;
+        case AuthResult::kForbidden:
+          ReplyError(res, 403, "this token's scope does not allow " + req.method + " " + req.path);
+          return;
+        case AuthResult::kOk: break;
+      }
+      handler(req, res, caller);
+    };
+  };
+  const uint32_t kRead = kScopeRead | kScopeOperator;
+
+  s.Get("/healthz", [c](const httplib::Request&, httplib::Response& res) {
+    ordered_json j;
+    j["status"] = "ok";
+    j["leader"] = c->leader();
+    j["store"] = std::string(c->store().backend());
+    j["name"] = c->options().name;
+    j["dry_run"] = c->options().dry_run;
+    ReplyJson(res, 200, j);
+  });
+  s.Get("/metrics", [c](const httplib::Request&, httplib::Response& res) {
+    res.set_content(c->health().Exposition(), "text/plain; version=0.0.4");
+  });
+
+  s.Post("/api/v1/events", guard(kScopeAgent, [this, c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    struct InFlight {
+      std::atomic<int>& n;
+      ~InFlight() { --n; }
+    } in_flight{ingest_in_flight_};
+    if (++ingest_in_flight_ > c->options().max_ingest_in_flight) {
+      ++c->health().backpressure;
+      res.set_header("Retry-After", "1");
+      ReplyError(res, 503, "the controller is busy: send this batch again after Retry-After seconds");
+      return;
+    }
+    EventBatch batch;
+    if (Status st = ParseEventBatch(req.body, &batch); !st.ok()) return ReplyStatus(res, st);
+    IngestResult result;
+    if (Status st = c->Ingest(batch, &result); !st.ok()) return ReplyStatus(res, st);
+    ordered_json j;
+    j["accepted"] = result.accepted;
+    j["duplicates"] = result.duplicates;
+    j["rejected"] = ordered_json::array();
+    for (const auto& r : result.rejected) {
+      ordered_json e;
+      e["id"] = r.id.empty() ? ordered_json(nullptr) : ordered_json(r.id);
+      e["index"] = r.index;
+      e["reason"] = r.reason;
+      j["rejected"].push_back(std::move(e));
+    }
+    ReplyJson(res, 200, j);
+  }));
+
+  s.Post("/api/v1/jobs", guard(kScopeOperator, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    JobStart start;
+    if (Status st = ParseJobStart(req.body, WallNow(), &start); !st.ok()) return ReplyStatus(res, st);
+    bool created = false;
+    if (Status st = c->StartJob(start, &created); !st.ok()) return ReplyStatus(res, st);
+    ordered_json j;
+    j["job"] = start.job.id;
+    j["state"] = "running";
+    j["created"] = created;
+    ReplyJson(res, created ? 201 : 200, j);
+  }));
+  s.Get("/api/v1/jobs", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    std::optional<store::JobState> state;
+    if (req.has_param("state")) {
+      state = store::ParseJobState(req.get_param_value("state"));
+      if (!state) return ReplyError(res, 400, "state must be one of running, failed, hung, slow, done");
+    }
+    std::vector<store::Job> jobs;
+    if (Status st = c->store().ListJobs(state, &jobs); !st.ok()) return ReplyStatus(res, st);
+    ordered_json list = ordered_json::array();
+    for (const auto& job : jobs) {
+      ordered_json j;
+      j["id"] = job.id;
+      j["state"] = std::string(store::ToString(job.state));
+      j["started_at"] = std::isfinite(job.started_at) ? ordered_json(FormatIsoTime(job.started_at)) : ordered_json(nullptr);
+      j["ended_at"] = std::isfinite(job.ended_at) ? ordered_json(FormatIsoTime(job.ended_at)) : ordered_json(nullptr);
+      list.push_back(std::move(j));
+    }
+    ReplyJson(res, 200, list);
+  }));
+  s.Get(R"(/api/v1/jobs/([^/]+))", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    store::Job job;
+    if (Status st = c->store().GetJob(req.matches[1].str(), &job); !st.ok()) return ReplyStatus(res, st);
+    Send(res, 200, job.body + "\n");
+  }));
+  s.Post(R"(/api/v1/jobs/([^/]+)/end)", guard(kScopeOperator, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    JobEnd end;
+    if (Status st = ParseJobEnd(req.body, &end); !st.ok()) return ReplyStatus(res, st);
+    EndJobResult out;
+    if (Status st = c->EndJob(req.matches[1].str(), end, &out); !st.ok()) return ReplyStatus(res, st);
+    ordered_json j;
+    j["job"] = out.job;
+    j["state"] = std::string(ToString(out.state));
+    j["incident"] = out.incident.empty() ? ordered_json(nullptr) : ordered_json(out.incident);
+    ReplyJson(res, 200, j);
+  }));
+
+  s.Put("/api/v1/topology", guard(kScopeOperator, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    if (Status st = c->PutTopology(req.body); !st.ok()) return ReplyStatus(res, st);
+    ordered_json j;
+    j["updated"] = true;
+    ReplyJson(res, 200, j);
+  }));
+  s.Get("/api/v1/topology", guard(kRead, [c](const httplib::Request&, httplib::Response& res, const Caller&) {
+    std::string text;
+    double at = 0;
+    if (Status st = c->store().GetTopology(&text, &at); !st.ok())
+      return ReplyStatus(res, st.IsNotFound() ? Status::NotFound("no topology yet") : st);
+    Send(res, 200, text);
+  }));
+
+  s.Get("/api/v1/hosts", guard(kRead, [c](const httplib::Request&, httplib::Response& res, const Caller&) {
+    ordered_json hosts;
+    if (Status st = HostsDocument(c->store(), &hosts); !st.ok()) return ReplyStatus(res, st);
+    ReplyJson(res, 200, hosts);
+  }));
+  s.Get(R"(/api/v1/hosts/([^/]+))", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    ordered_json host;
+    if (Status st = HostDocument(c->store(), req.matches[1].str(), &host); !st.ok())
+      return ReplyStatus(res, st.IsNotFound() ? Status::NotFound("no host " + req.matches[1].str()) : st);
+    ReplyJson(res, 200, host);
+  }));
+  s.Post(R"(/api/v1/hosts/([^/]+)/state)", guard(kScopeOperator, [c](const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    HostStateRequest request;
+    if (Status st = ParseHostStateRequest(req.body, &request); !st.ok()) return ReplyStatus(res, st);
+    store::HostRecord host;
+    bool changed = false;
+    if (Status st = c->SetHostState(req.matches[1].str(), request, caller, &host, &changed); !st.ok())
+      return ReplyStatus(res, st);
+    ordered_json j = HostJson(host);
+    j["changed"] = changed;
+    ReplyJson(res, 200, j);
+  }));
+
+  s.Get("/api/v1/incidents", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    store::IncidentFilter filter;
+    filter.undecided_only = QueryFlag(req, "undecided");
+    if (req.has_param("job")) filter.job = req.get_param_value("job");
+    if (req.has_param("limit")) {
+      auto n = ParseInt(req.get_param_value("limit"));
+      if (!n || *n < 1 || *n > 100000) return ReplyError(res, 400, "limit must be a whole number from 1 to 100000");
+      filter.limit = static_cast<size_t>(*n);
+    }
+    ordered_json list;
+    if (Status st = IncidentsDocument(c->store(), filter, &list); !st.ok()) return ReplyStatus(res, st);
+    ReplyJson(res, 200, list);
+  }));
+  s.Get(R"(/api/v1/incidents/([^/]+))", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    store::Incident inc;
+    if (Status st = c->store().GetIncident(req.matches[1].str(), &inc); !st.ok())
+      return ReplyStatus(res, st.IsNotFound() ? Status::NotFound("no incident " + req.matches[1].str()) : st);
+    ReplyJson(res, 200, IncidentJson(inc, true));
+  }));
+  s.Get(R"(/api/v1/incidents/([^/]+)/bundle)", guard(kScopeOperator, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+    ExportOptions options;
+    options.redact = QueryFlag(req, "redact");
+    options.lookback_s = c->options().lookback_s;
+    ordered_json doc;
+    std::shared_ptr<const Rules> rules = c->rules().Current();
+    if (Status st = ExportBundle(c->store(), *rules, req.matches[1].str(), options, &doc); !st.ok())
+      return ReplyStatus(res, st.IsNotFound() ? Status::NotFound("no incident " + req.matches[1].str()) : st);
+    ReplyJson(res, 200, doc);
+  }));
+
+  s.Get("/api/v1/status", guard(kRead, [c](const httplib::Request&, httplib::Response& res, const Caller&) {
+    ordered_json doc;
+    if (Status st = StatusDocument(c->store(), 1000, &doc); !st.ok()) return ReplyStatus(res, st);
+    ReplyJson(res, 200, doc);
+  }));
+
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413) return ReplyError(res, 413, "the request body is larger than the limit");
+    if (res.status == 404) return ReplyError(res, 404, "no such endpoint: " + req.method + " " + req.path);
+    ReplyError(res, res.status, "request failed");
+  });
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    ReplyError(res, 500, "internal error");
+  });
+}
+
+}  // namespace aegis::controller

@@ -1,0 +1,42 @@
+// Strict checks of JSON request bodies: each field that is present must have the JSON
+// kind the API documents (docs/api.md); unknown fields are ignored. Every failure is an
+// InvalidArgument whose message names the field's path ("job: hosts[2] must be a
+// string"), so that a client learns what to fix. Pure functions, thread-safe.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace aegis::controller {
+
+// Parses a request body that must be one JSON object. `what` names it in messages.
+Status ParseJsonObject(std::string_view text, std::string_view what, nlohmann::json* out);
+
+// Each checks `obj[key]` (absent or null passes unless `required`) and names the field
+// as `path.key` in its message.
+Status CheckString(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+Status CheckNumber(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+Status CheckInteger(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+Status CheckBool(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+Status CheckObject(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+// An array whose every element is a string.
+Status CheckStringArray(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+// A string, or an array of strings.
+Status CheckStringOrStrings(const nlohmann::json& obj, const char* key, std::string_view path);
+// A time: epoch seconds (a number) or an RFC 3339 / ISO 8601 string.
+Status CheckTime(const nlohmann::json& obj, const char* key, std::string_view path, bool required = false);
+
+// The value of a time field checked by CheckTime; NaN when absent or null.
+double TimeValue(const nlohmann::json& obj, const char* key);
+
+// A name used in URLs and as a store key (job ids, host names, event ids): 1 to 200
+// bytes of letters, digits and . _ - : @ + = (no '/', no spaces, no control characters).
+bool IsSafeName(std::string_view s);
+// A bundle-relative file path the export may write: segments of safe names joined by
+// '/', never "." or "..", not absolute, at most 512 bytes.
+bool IsSafeRelativePath(std::string_view s);
+
+}  // namespace aegis::controller

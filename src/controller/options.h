@@ -1,0 +1,49 @@
+// The controller's settings (`aegis controller ...`, README "The controller"), with the
+// parsing of the few that have a syntax of their own. Plain data.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/engine.h"
+
+namespace aegis::controller {
+
+// Where an action would be carried out: `--action slurm|kubernetes|exec:CMD`. This
+// release records actions and carries none out (docs/api.md, "Actions").
+struct ActionBackend {
+  std::string name;     // "slurm", "kubernetes", "exec"
+  std::string command;  // exec: the command
+};
+Status ParseActionBackend(std::string_view spec, ActionBackend* out);
+
+// "127.0.0.1:8470", "[::1]:8470", "0.0.0.0:8470".
+Status ParseListen(std::string_view spec, std::string* host, int* port);
+bool IsLoopback(std::string_view host);
+
+struct ControllerOptions {
+  std::string listen = "127.0.0.1:8470";
+  std::string db = "sqlite:/var/lib/aegis/aegis.db";
+  std::string topology_file;   // loaded at start (replaces the stored topology)
+  std::string token_file;      // tokens and scopes (tokens.h); empty: no authentication
+  bool allow_anonymous = false;  // allow no token file on a non-loopback address
+  std::string tls_cert, tls_key;
+  bool dry_run = false;
+  std::vector<ActionBackend> actions;
+  double hang_after_s = 300;       // no CCL counter change on any rank for this long: a hang
+  double max_isolate_share = 0.05; // isolations beyond this share of the topology are held
+  double settle_s = 10;            // after a job ended, wait at most this long for its agents
+  double slow_check_s = 60;        // how often running jobs are checked for a straggler; 0: never
+  double lookback_s = 3600;        // events this long before a job started belong to its picture
+  std::string prometheus;          // slow-job metrics from this Prometheus as well
+  double prometheus_step_s = 15;
+  std::vector<std::string> rule_dirs;
+  std::string name;                // this instance in decisions (default host:pid)
+  size_t max_body_bytes = 4u << 20;
+  int max_ingest_in_flight = 32;   // more concurrent event posts are answered 503
+  int http_threads = 32;
+  DecideOptions decide;
+};
+
+}  // namespace aegis::controller

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The live system's commands as users run them: aegis controller (a real process on a free
+# loopback port, plain HTTP and HTTPS), aegis jobs start|end, aegis status [--json],
+# aegis incidents export [--redact], and aegis diagnose on the export. Exit codes: 0 on
+# success, 2 with one line on stderr on bad usage or an unreachable controller.
+set -uo pipefail
+: "${AEGIS:?}" "${AEGIS_GEN:?}"
+dir=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect_exit CODE CMD...: runs CMD, checks its exit code and that a failure says one line.
+expect_exit() {
+  local want=$1; shift
+  "$@" >"$dir/out" 2>"$dir/err"; local got=$?
+  [ "$got" = "$want" ] || fail "exit $got (wanted $want): $* -- $(cat "$dir/err")"
+  if [ "$want" != 0 ]; then [ "$(wc -l <"$dir/err")" = 1 ] || fail "stderr is not one line: $(cat "$dir/err")"; fi
+}
+
+start_controller() {  # start_controller LOG ARGS...: sets $url
+  local log=$1; shift
+  "$AEGIS" controller --listen 127.0.0.1:0 "$@" >"$log" 2>"$log.err" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    url=$(sed -n 's/^aegis controller: listening on \([^ ]*\) .*/\1/p' "$log")
+    [ -n "$url" ] && return 0
+    sleep 0.1
+  done
+  fail "controller did not start: $(cat "$log.err")"
+}
+
+"$AEGIS_GEN" --scenario xid79 --seed 4 --hosts 4 --out "$dir/gen" >/dev/null || fail "aegis-gen"
+echo "cli-test-token-0123456789" >"$dir/token"
+start_controller "$dir/ctl.log" --db "sqlite:$dir/aegis.db" --topology "$dir/gen/topology.json" --settle 0 \
+  --max-isolate-share 1 --token-file "$dir/token"
+c=(--controller "$url" --token-file "$dir/token")
+
+# A job that started ten minutes ago, and the Xid 79 an agent reports from node-0002's kernel log.
+now=$(date +%s)
+jq --arg s "$(date -u -d @$((now - 600)) +%FT%TZ)" '.state = "running" | .started_at = $s | del(.ended_at)' \
+  "$dir/gen/job.json" >"$dir/job.json"
+job=$(jq -r .id "$dir/job.json")
+pci=$(jq -r '.nodes[] | select(.host == "node-0002") | .gpus[3].pci' "$dir/gen/topology.json" | cut -d. -f1)
+expect_exit 0 "$AEGIS" jobs start "${c[@]}" --job "$dir/job.json"
+[ "$(jq -r .created "$dir/out")" = true ] || fail "jobs start: $(cat "$dir/out")"
+text="NVRM: Xid (PCI:$pci): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+jq -n --arg pci "$pci" --arg text "$text" --argjson ts $((now - 60)) '{node: "node-0002", agent: "a1", events: [
+  {id: "k1", type: "log", source: "kernel", file: "nodes/node-0002/kernel.log", line: 7, ts: $ts, ts_exact: true,
+   ts_zoned: true, rule: "xid-79", class: "critical", component: "gpu", xid: 79, fields: {pci: $pci, xid: "79"}, text: $text}]}' \
+  >"$dir/events.json"
+code=$(curl -s -o "$dir/post" -w '%{http_code}' -H "Authorization: Bearer $(cat "$dir/token")" \
+  -H 'Content-Type: application/json' --data-binary @"$dir/events.json" "$url/api/v1/events")
+[ "$code" = 200 ] && [ "$(jq .accepted "$dir/post")" = 1 ] || fail "posting events: $code $(cat "$dir/post")"
+
+expect_exit 0 "$AEGIS" jobs end "${c[@]}" --job "$job" --state failed
+inc=$(jq -r .incident "$dir/out")
+[ -n "$inc" ] && [ "$inc" != null ] || fail "jobs end opened no incident: $(cat "$dir/out")"
+for _ in $(seq 100); do
+  "$AEGIS" status "${c[@]}" --json >"$dir/status.json" || fail "status --json"
+  [ "$(jq -r '.incidents[0].decided_at' "$dir/status.json")" != null ] && break
+  sleep 0.1
+done
+# status --json: exactly the documented shape.
+[ "$(jq -c 'keys_unsorted' "$dir/status.json")" = '["hosts","incidents"]' ] || fail "status keys"
+[ "$(jq -c '.hosts[0] | keys_unsorted' "$dir/status.json")" = '["host","state","since","incident","reason"]' ] || fail "host keys"
+[ "$(jq -c '.incidents[0] | keys_unsorted' "$dir/status.json")" = '["id","job","opened_at","decided_at","verdict","actions"]' ] ||
+  fail "incident keys"
+[ "$(jq -c '.incidents[0].actions[0] | keys_unsorted' "$dir/status.json")" = '["host","do","backend","dry_run","at","result"]' ] ||
+  fail "action keys"
+[ "$(jq -r '.hosts[] | select(.host == "node-0002") | "\(.state) \(.incident) \(.reason)"' "$dir/status.json")" = \
+  "isolated $inc Xid 79 on gpu3" ] || fail "node-0002: $(jq -c .hosts "$dir/status.json")"
+[ "$(jq -r '.incidents[0].verdict.action' "$dir/status.json")" = isolate ] || fail "verdict"
+[ "$(jq -r '.incidents[0].actions[0] | "\(.do) \(.backend) \(.dry_run) \(.result)"' "$dir/status.json")" = \
+  "drain none false recorded" ] || fail "action"
+jq -e '.hosts[0].since | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")' "$dir/status.json" >/dev/null ||
+  fail "time format"
+expect_exit 0 "$AEGIS" status "${c[@]}"
+grep -q "node-0002 *isolated" "$dir/out" || fail "status for a person: $(cat "$dir/out")"
+
+# The export reaches the same verdict.
+expect_exit 0 "$AEGIS" incidents export "${c[@]}" "$inc" --out "$dir/export"
+expect_exit 0 "$AEGIS" diagnose "$dir/export" --json
+[ "$(jq -r '"\(.action) \(.isolate[0].host) \(.isolate[0].device) \(.evidence[0].line)"' "$dir/out")" = \
+  "isolate node-0002 gpu3 7" ] || fail "diagnose of the export: $(cat "$dir/out")"
+expect_exit 0 "$AEGIS" incidents export "${c[@]}" "$inc" --out "$dir/redacted" --redact
+expect_exit 0 "$AEGIS" diagnose "$dir/redacted" --json
+[ "$(jq -r .action "$dir/out")" = isolate ] || fail "diagnose of the redacted export"
+grep -q "name=<unknown>" "$dir/redacted/nodes/node-0002/kernel.log" && fail "redaction kept text outside the match"
+
+# Bad usage and unreachable controllers: 2 and one line.
+expect_exit 2 "$AEGIS" status
+expect_exit 2 "$AEGIS" status --controller http://127.0.0.1:1 --json
+expect_exit 2 "$AEGIS" status --controller "not a url"
+expect_exit 2 "$AEGIS" jobs end "${c[@]}" --job "$job" --state exploded
+expect_exit 2 "$AEGIS" jobs end "${c[@]}" --job no-such-job --state failed
+expect_exit 2 "$AEGIS" jobs start "${c[@]}" --job "$dir/missing.json"
+expect_exit 2 "$AEGIS" incidents export "${c[@]}" inc-999 --out "$dir/none"
+expect_exit 2 "$AEGIS" status --controller "$url" --json                   # no token
+AEGIS_TOKEN=$(cat "$dir/token") expect_exit 0 "$AEGIS" status --controller "$url" --json
+expect_exit 2 "$AEGIS" controller --listen 127.0.0.1:99999 --db "sqlite:$dir/x.db"
+expect_exit 2 "$AEGIS" controller --listen 0.0.0.0:0 --db "sqlite:$dir/x.db"  # no tokens on an open address
+expect_exit 2 "$AEGIS" controller --listen 127.0.0.1:0 --db "mysql://nope"
+expect_exit 1 "$AEGIS" jobs end "${c[@]}" --job "$job" --state done          # it already failed: a conflict
+
+# HTTPS with the controller's own certificate.
+if command -v openssl >/dev/null; then
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null || fail "openssl"
+  start_controller "$dir/tls.log" --db "sqlite:$dir/tls.db" --tls-cert "$dir/cert.pem" --tls-key "$dir/key.pem"
+  case "$url" in https://*) ;; *) fail "TLS controller serves $url" ;; esac
+  expect_exit 0 "$AEGIS" status --controller "$url" --ca-file "$dir/cert.pem" --json
+  expect_exit 2 "$AEGIS" status --controller "$url" --json   # an unknown CA
+fi
+
+# SIGTERM stops it cleanly.
+kill -TERM "${pids[0]}"; wait "${pids[0]}"; rc=$?
+[ "$rc" = 0 ] || fail "controller exit on SIGTERM: $rc"
+echo "controller cli: ok"

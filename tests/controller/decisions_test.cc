@@ -1,0 +1,274 @@
+// Decisions on live data: events posted as agents post them (from generated incidents),
+// then a job's end, a hang the counters show, or a straggler; each incident decided once,
+// with the verdict `aegis diagnose` reaches on the same incident's bundle.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "controller/iso_time.h"
+#include "test_controller.h"
+
+namespace aegis::controller::test {
+namespace {
+
+using nlohmann::json;
+
+std::string EndBody(const std::string& state, double ended_at) {
+  return json{{"state", state}, {"ended_at", FormatIsoTime(ended_at)}}.dump();
+}
+
+std::string Metric(const TestController& c, const std::string& name) {
+  const std::string body = c.Get("/metrics").body;
+  const size_t at = body.find("\n" + name + " ");
+  if (at == std::string::npos) return "";
+  const size_t from = at + name.size() + 2;
+  return body.substr(from, body.find('\n', from) - from);
+}
+
+class FailedJob : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FailedJob, DecidedOnceWithTheRightVerdict) {
+  gen::Bundle b = Generate(GetParam(), 3, 8);
+  TestController c;
+  PostIncident(c, b);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  ASSERT_EQ(end.status, 200) << end.body;
+  const std::string id = end.Json()["incident"];
+  json inc = WaitDecided(c, id);
+  ASSERT_FALSE(inc.is_null()) << "never decided";
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected)) << inc["verdict"].dump(2);
+  EXPECT_EQ(inc["trigger"], "job_failed");
+  EXPECT_EQ(inc["decided_by"], "test-controller");
+
+  // Ending it again returns the same incident; nothing is decided twice.
+  HttpReply again = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  EXPECT_EQ(again.Json()["incident"], id);
+  store::Decision d;
+  d.incident = id;
+  d.verdict = "{}";
+  d.decided_at = WallNow();
+  d.decided_by = "someone-else";
+  store::DecisionOutcome outcome;
+  ASSERT_TRUE(c.controller().store().RecordDecision(d, &outcome).ok());
+  EXPECT_FALSE(outcome.applied);
+  EXPECT_EQ(outcome.decided_by, "test-controller");
+  EXPECT_TRUE(WaitFor([&] { return Metric(c, "aegis_decisions_total") == "1"; })) << Metric(c, "aegis_decisions_total");
+
+  // Host states follow the verdict, with their reason and incident.
+  for (const auto& entry : inc["verdict"]["isolate"]) {
+    json host = c.Get("/api/v1/hosts/" + entry["host"].get<std::string>()).Json();
+    EXPECT_EQ(host["state"], "isolated");
+    EXPECT_EQ(host["incident"], id);
+    EXPECT_FALSE(host["reason"].get<std::string>().empty());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, FailedJob,
+                         ::testing::Values("xid79", "user_exception", "nic_down", "config_mismatch", "pair"));
+
+TEST(Decisions, WaitsForTheAgentsThenDecidesAtOnce) {
+  ControllerOptions o = TestController::Defaults();
+  o.settle_s = 60;
+  TestController c(o);
+  gen::Bundle b = Generate("xid79", 5, 6);
+  // Every agent is known (a heartbeat from before the end) ...
+  for (int i = 0; i < b.Hosts(); ++i)
+    ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(b.N(i).host, WallNow() - 60, "hb0-" + b.N(i).host).body.dump()).status, 200);
+  PostIncident(c, b);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  const std::string id = end.Json()["incident"];
+  // ... so the decision waits until each has reported since the end.
+  const double after_end = WallNow() + 1;
+  for (int i = 0; i + 1 < b.Hosts(); ++i)
+    ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(b.N(i).host, after_end, "hb1-" + b.N(i).host).body.dump()).status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_TRUE(c.Get("/api/v1/incidents/" + id).Json()["decided_at"].is_null());
+  // The last report completes the picture: decided within a second.
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string last = b.N(b.Hosts() - 1).host;
+  ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(last, after_end, "hb1-" + last).body.dump()).status, 200);
+  json inc = WaitDecided(c, id, std::chrono::seconds(5));
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(inc.is_null());
+  EXPECT_LT(waited, 1.0);
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected));
+}
+
+TEST(Decisions, ASilentAgentDelaysTheDecisionOnlyUntilTheSettleTime) {
+  ControllerOptions o = TestController::Defaults();
+  o.settle_s = 1.5;
+  TestController c(o);
+  gen::Bundle b = Generate("xid79", 6, 4);
+  for (int i = 0; i < b.Hosts(); ++i)
+    ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(b.N(i).host, WallNow() - 60, "hb0-" + b.N(i).host).body.dump()).status, 200);
+  PostIncident(c, b);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  json inc = WaitDecided(c, end.Json()["incident"], std::chrono::seconds(10));
+  ASSERT_FALSE(inc.is_null());
+  const std::string missing = inc["verdict"]["missing"].dump();
+  EXPECT_NE(missing.find("nodes/" + b.N(0).host), std::string::npos) << missing;
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected));
+}
+
+TEST(Decisions, HangFromCountersThatStopChanging) {
+  ControllerOptions o = TestController::Defaults();
+  o.hang_after_s = 1;
+  TestController c(o);
+  gen::Bundle b = Generate("compute_hang", 2, 8);
+  PostIncident(c, b);  // the snapshots arrive, then nothing changes any more
+  json incidents;
+  ASSERT_TRUE(WaitFor([&] {
+    incidents = c.Get("/api/v1/incidents").Json();
+    return incidents.size() == 1 && !incidents[0]["decided_at"].is_null();
+  }, std::chrono::seconds(20))) << incidents.dump();
+  json inc = c.Get("/api/v1/incidents/" + incidents[0]["id"].get<std::string>()).Json();
+  EXPECT_EQ(inc["trigger"], "ccl_stall");
+  EXPECT_EQ(inc["verdict"]["kind"], "hang");
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected)) << inc["verdict"].dump(2);
+  // The job itself is still running: the scheduler ends it, and no second incident opens.
+  EXPECT_EQ(c.Get("/api/v1/jobs/" + b.c.job_id).Json()["state"], "running");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(c.Get("/api/v1/incidents").Json().size(), 1u);
+}
+
+TEST(Decisions, RunningJobWithoutCountersIsNoHang) {
+  ControllerOptions o = TestController::Defaults();
+  o.hang_after_s = 0.5;
+  TestController c(o);
+  gen::Bundle b = Generate("xid79", 2, 4);
+  SimOptions sim;
+  sim.include_ccl = false;
+  PostIncident(c, b, sim);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_TRUE(c.Get("/api/v1/incidents").Json().empty());
+}
+
+TEST(Decisions, StragglerOfARunningJobOpensASlowIncident) {
+  ControllerOptions o = TestController::Defaults();
+  o.slow_check_s = 0.5;
+  TestController c(o);
+  gen::Bundle b = Generate("compute_straggler", 4, 8);
+  PostIncident(c, b);
+  json incidents;
+  ASSERT_TRUE(WaitFor([&] {
+    incidents = c.Get("/api/v1/incidents").Json();
+    return incidents.size() == 1 && !incidents[0]["decided_at"].is_null();
+  }, std::chrono::seconds(20))) << incidents.dump();
+  json inc = c.Get("/api/v1/incidents/" + incidents[0]["id"].get<std::string>()).Json();
+  EXPECT_EQ(inc["trigger"], "slow");
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected)) << inc["verdict"].dump(2);
+}
+
+TEST(Decisions, IsolationsBeyondTheShareAreHeldForAPerson) {
+  ControllerOptions o = TestController::Defaults();
+  o.max_isolate_share = 0.05;  // 1 of 8 hosts is 12.5%
+  TestController c(o);
+  gen::Bundle b = Generate("xid79", 3, 8);
+  PostIncident(c, b);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  json inc = WaitDecided(c, end.Json()["incident"]);
+  ASSERT_FALSE(inc.is_null());
+  ASSERT_EQ(inc["verdict"]["action"], "isolate");
+  EXPECT_TRUE(inc["actions"].empty());
+  const std::string host = inc["verdict"]["isolate"][0]["host"];
+  json h = c.Get("/api/v1/hosts/" + host).Json();
+  EXPECT_EQ(h["state"], "held");
+  EXPECT_NE(h["reason"].get<std::string>().find("--max-isolate-share"), std::string::npos) << h.dump();
+  // A person confirms: the host is isolated and its drain recorded.
+  HttpReply r = c.Post("/api/v1/hosts/" + host + "/state", R"({"state": "isolated", "reason": "confirmed"})");
+  EXPECT_EQ(r.Json()["state"], "isolated");
+}
+
+TEST(Decisions, DryRunChangesStatesAndMarksEveryAction) {
+  ControllerOptions o = TestController::Defaults();
+  o.dry_run = true;
+  o.actions = {{"slurm", ""}};
+  TestController c(o);
+  gen::Bundle b = Generate("xid79", 3, 8);
+  PostIncident(c, b);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  json inc = WaitDecided(c, end.Json()["incident"]);
+  ASSERT_FALSE(inc.is_null());
+  ASSERT_EQ(inc["actions"].size(), 1u);
+  EXPECT_EQ(inc["actions"][0]["dry_run"], true);
+  EXPECT_EQ(inc["actions"][0]["backend"], "slurm");
+  EXPECT_EQ(inc["actions"][0]["result"], "recorded");
+  EXPECT_EQ(c.Get("/api/v1/hosts/" + inc["verdict"]["isolate"][0]["host"].get<std::string>()).Json()["state"], "isolated");
+}
+
+TEST(Decisions, ARestartedControllerResumesWithoutDecidingAgain) {
+  gen::Bundle b = Generate("xid79", 9, 6);
+  auto first = std::make_unique<TestController>();
+  PostIncident(*first, b);
+  HttpReply end = first->Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  const std::string id = end.Json()["incident"];
+  json decided = WaitDecided(*first, id);
+  ASSERT_FALSE(decided.is_null());
+  first->Shutdown();
+  ControllerOptions o = TestController::Defaults();
+  o.db = "sqlite:" + first->dir() + "/aegis.db";
+  o.name = "second";
+  TestController second(o);
+  ASSERT_TRUE(WaitFor([&] { return second.Get("/healthz").Json()["leader"] == true; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  json inc = second.Get("/api/v1/incidents/" + id).Json();
+  EXPECT_EQ(inc["decided_by"], "test-controller");
+  EXPECT_EQ(inc["decided_at"], decided["decided_at"]);
+  EXPECT_EQ(Metric(second, "aegis_decisions_total"), "0");
+}
+
+TEST(Decisions, UndecidedIncidentIsResumedAfterARestart) {
+  gen::Bundle b = Generate("xid79", 10, 6);
+  ControllerOptions o = TestController::Defaults();
+  o.settle_s = 3600;  // the first controller waits for an agent that never reports
+  auto first = std::make_unique<TestController>(o);
+  const std::string silent = b.N(0).host;
+  ASSERT_EQ(first->Post("/api/v1/events", HeartbeatPost(silent, WallNow() - 60, "hb-old").body.dump()).status, 200);
+  PostIncident(*first, b);
+  HttpReply end = first->Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  const std::string id = end.Json()["incident"];
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(first->Get("/api/v1/incidents/" + id).Json()["decided_at"].is_null());
+  first->Shutdown();
+  // The next one rebuilds the job's picture from the store and decides it when the agent reports.
+  o.db = "sqlite:" + first->dir() + "/aegis.db";
+  o.name = "second";
+  TestController second(o);
+  ASSERT_EQ(second.Post("/api/v1/events", HeartbeatPost(silent, WallNow() + 1, "hb-new").body.dump()).status, 200);
+  json inc = WaitDecided(second, id);
+  ASSERT_FALSE(inc.is_null());
+  EXPECT_EQ(inc["decided_by"], "second");
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected));
+}
+
+}  // namespace
+}  // namespace aegis::controller::test
+
+namespace aegis::controller::test {
+namespace {
+
+TEST(Decisions, ANextJobOnTheSameHostsIsDecidedOnItsOwnEvents) {
+  TestController c;
+  gen::Bundle first = Generate("xid79", 21, 8);
+  PostIncident(c, first);
+  HttpReply end = c.Post("/api/v1/jobs/" + first.c.job_id + "/end", EndBody("failed", first.c.end));
+  ASSERT_FALSE(WaitDecided(c, end.Json()["incident"]).is_null());
+  // The same cluster a day later, another fault.
+  gen::GenOptions g;
+  g.scenario = "nic_down";
+  g.seed = 21;
+  g.hosts = 8;
+  g.kernel_bytes = 6000;
+  g.train_bytes = 12000;
+  g.timeline = gen::Timeline{first.c.start + 86400, first.c.fail + 86400, first.c.end + 86400, 1800};
+  gen::Bundle second = gen::BuildBundle(g);
+  second.c.job_id += "-second";
+  PostIncident(c, second);
+  end = c.Post("/api/v1/jobs/" + second.c.job_id + "/end", EndBody("failed", second.c.end));
+  json inc = WaitDecided(c, end.Json()["incident"]);
+  ASSERT_FALSE(inc.is_null());
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(second.expected)) << inc["verdict"].dump(2);
+}
+
+}  // namespace
+}  // namespace aegis::controller::test
