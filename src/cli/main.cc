@@ -4,12 +4,14 @@
 //   aegis rules check                     validate the rule set against its samples
 //   aegis rules explain xid|sxid N [--json]  one entry of the Xid / SXid catalogue
 //   aegis controller | jobs | status | incidents   the live system (cli/controller_cmd.h)
+//   aegis agent ...                       the per-node agent (cli/agent_cmd.h)
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 
 #include "bundle/bundle_reader.h"
+#include "cli/agent_cmd.h"
 #include "cli/commands.h"
 #include "cli/controller_cmd.h"
 #include "cli/rules_explain.h"
@@ -23,6 +25,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_DFL);
   // The live system (controller, jobs, status, incidents) has its own parser and exit codes.
   if (int rc = aegis::RunLiveSystemCommand(argc, argv); rc >= 0) return rc;
+  if (int rc = aegis::RunAgentCommand(argc, argv); rc >= 0) return rc;
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
   std::vector<std::string> rule_dirs;
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
   explain->add_flag("--json", ex.json, "print the entry as one JSON object");
   rules->require_subcommand(1);
   aegis::DescribeLiveSystemCommands(app);
+  aegis::DescribeAgentCommand(app);
 
   CLI11_PARSE(app, argc, argv);
   // Flags of the main app given after the subcommand are parsed too (CLI11 fallthrough).

@@ -1,0 +1,488 @@
+#include "agent/agent.h"
+
+#include <fcntl.h>
+#include <httplib.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "agent/agent_state.h"
+#include "agent/ccl_intake.h"
+#include "agent/disk_queue.h"
+#include "agent/event_output.h"
+#include "agent/file_follower.h"
+#include "agent/fs_util.h"
+#include "agent/journald.h"
+#include "agent/kmsg.h"
+#include "agent/log.h"
+#include "agent/log_consumer.h"
+#include "agent/metrics_page.h"
+#include "agent/node_sampler.h"
+#include "bundle/bundle_reader.h"
+#include "common/text.h"
+#include "match/live_rules.h"
+
+#ifndef AEGIS_AGENT_VERSION
+#define AEGIS_AGENT_VERSION "0"
+#endif
+
+namespace aegis::agent {
+
+namespace {
+
+double SteadyNow() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string RandomId() {
+  std::random_device rd;
+  return Hex64((static_cast<uint64_t>(rd()) << 32) ^ rd());
+}
+
+bool IsOff(const std::string& v) { return v.empty() || v == "none" || v == "off"; }
+
+}  // namespace
+
+Status ParseListen(std::string_view listen, std::string* host, int* port) {
+  std::string_view h, p;
+  if (StartsWith(listen, "[")) {
+    const size_t close = listen.find(']');
+    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':')
+      return Status::InvalidArgument("--metrics-listen: expected [ADDRESS]:PORT, got " + std::string(listen));
+    h = listen.substr(1, close - 1);
+    p = listen.substr(close + 2);
+  } else {
+    const size_t colon = listen.rfind(':');
+    if (colon == std::string_view::npos)
+      return Status::InvalidArgument("--metrics-listen: expected HOST:PORT, got " + std::string(listen));
+    h = listen.substr(0, colon);
+    p = listen.substr(colon + 1);
+  }
+  auto n = ParseInt(p);
+  if (!n || *n < 0 || *n > 65535) return Status::InvalidArgument("--metrics-listen: bad port in " + std::string(listen));
+  *host = h.empty() ? "0.0.0.0" : std::string(h);
+  *port = static_cast<int>(*n);
+  return Status::Ok();
+}
+
+Status ValidateConfig(AgentConfig* c) {
+  if (c->controller.empty()) return Status::InvalidArgument("--controller is required (http://HOST:PORT)");
+  ControllerUrl url;
+  if (Status s = ParseControllerUrl(c->controller, &url); !s.ok()) return Status::InvalidArgument("--controller: " + s.message());
+  if (c->node.empty()) return Status::InvalidArgument("--node is required (this node's name, as the topology names it)");
+  for (char ch : c->node)
+    if (ch == ':' || ch == '/' || static_cast<unsigned char>(ch) < 0x21 || ch == 0x7f)
+      return Status::InvalidArgument("--node: a node name cannot hold ':', '/', blanks or control characters");
+  if (c->state_dir.empty()) return Status::InvalidArgument("--state-dir cannot be empty");
+  if (!IsOff(c->metrics_listen)) {
+    std::string host;
+    int port = 0;
+    if (Status s = ParseListen(c->metrics_listen, &host, &port); !s.ok()) return s;
+  }
+  for (const auto& g : c->train_logs)
+    if (g.empty()) return Status::InvalidArgument("--train-log cannot be empty");
+  if (!c->ca_file.empty() && url.scheme != "https")
+    return Status::InvalidArgument("--ca-file is only for an https:// controller");
+  if (!c->token_file.empty()) {
+    std::string text;
+    if (Status s = ReadSmallFile(c->token_file, &text, 65536); !s.ok())
+      return Status::InvalidArgument("--token-file: " + s.message());
+    c->token = std::string(Trim(text));
+  }
+  if (c->queue_max_bytes < (1u << 20)) return Status::InvalidArgument("--queue-max-mb must be at least 1");
+  c->sender.controller = c->controller;
+  c->sender.node = c->node;
+  c->sender.token = c->token;
+  c->sender.token_file = c->token_file;
+  c->sender.ca_file = c->ca_file;
+  return Status::Ok();
+}
+
+struct Agent::Impl {
+  explicit Impl(AgentCounters* counters) : out(counters) {}
+  std::unique_ptr<LiveRules> rules;
+  int lock_fd = -1;
+  std::unique_ptr<DiskQueue> queue;
+  std::unique_ptr<VirtualLines> kernel_lines, train_lines;
+  EventOutput out;
+  AgentState state;
+  std::string last_state_text;
+  std::unique_ptr<KmsgSource> kmsg;
+  double next_kmsg_open = 0;
+  std::unique_ptr<JournaldSource> journald;
+  std::unique_ptr<FollowedFiles> kernel_file, train, ccl_files;
+  std::unique_ptr<CclCoalescer> ccl;
+  std::unique_ptr<CclSocket> ccl_socket;
+  std::unique_ptr<GpuReader> gpu;
+  std::unique_ptr<NodeSampler> sampler;
+  std::string facts_hash;
+  LogLimiter facts_log{std::chrono::seconds(600)};
+  LogLimiter queue_log{std::chrono::seconds(60)};
+  std::unique_ptr<Sender> sender;
+  std::unique_ptr<httplib::Server> http;
+  std::thread http_thread;
+  double started_at = 0;
+};
+
+Agent::Agent(AgentConfig config) : config_(std::move(config)), instance_(RandomId()) {
+  impl_ = std::make_unique<Impl>(&counters_);
+}
+
+Agent::~Agent() {
+  if (impl_) {
+    if (impl_->sender) impl_->sender->Stop();
+    if (impl_->http) impl_->http->stop();
+    if (impl_->http_thread.joinable()) impl_->http_thread.join();
+    if (impl_->lock_fd >= 0) ::close(impl_->lock_fd);
+  }
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+void Agent::Stop() {
+  stop_.store(true);
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  }
+}
+
+void Agent::ReloadRules() {
+  reload_.store(true);
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  }
+}
+
+std::string Agent::MetricsText() const {
+  MetricsContext m;
+  m.counters = &counters_;
+  m.queue = impl_->queue.get();
+  m.queue_limit_bytes = config_.queue_max_bytes;
+  m.node = impl_->sampler.get();
+  m.node_name = config_.node;
+  m.instance = instance_;
+  m.version = AEGIS_AGENT_VERSION;
+  m.started_at = impl_->started_at;
+  return RenderMetrics(m);
+}
+
+Status Agent::Start() {
+  Impl& I = *impl_;
+  I.started_at = NowEpoch();
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return Status::IOError(std::string("eventfd: ") + std::strerror(errno));
+
+  I.rules = std::make_unique<LiveRules>(config_.rule_dirs);
+  if (!I.rules->status().ok()) return Status::InvalidArgument("rules: " + I.rules->status().message());
+
+  const std::string& dir = config_.state_dir;
+  if (Status s = MakeDirs(dir, 0700); !s.ok()) return s;
+  I.lock_fd = ::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (I.lock_fd < 0) return Status::IOError("cannot open " + dir + "/lock: " + std::strerror(errno));
+  if (::flock(I.lock_fd, LOCK_EX | LOCK_NB) != 0)
+    return Status::FailedPrecondition("another agent uses the state directory " + dir);
+
+  std::string text;
+  Status rs = ReadSmallFile(dir + "/state.json", &text, 64u << 20);
+  if (rs.ok()) {
+    if (Status s = AgentStateFromJson(text, &I.state); !s.ok()) {
+      Log("state.json unusable (" + s.message() + "): set aside as state.json.bad, files are read again");
+      ::rename((dir + "/state.json").c_str(), (dir + "/state.json.bad").c_str());
+      I.state = AgentState();
+    } else {
+      I.last_state_text = text;
+    }
+  } else if (!rs.IsNotFound()) {
+    return rs;
+  }
+  I.kernel_lines = std::make_unique<VirtualLines>(dir + "/lines-kernel");
+  I.train_lines = std::make_unique<VirtualLines>(dir + "/lines-train");
+  if (Status s = I.kernel_lines->Load(); !s.ok()) return s;
+  if (Status s = I.train_lines->Load(); !s.ok()) return s;
+
+  DiskQueueOptions qo;
+  qo.max_bytes = config_.queue_max_bytes;
+  qo.segment_bytes = std::min<uint64_t>(64ull << 20, config_.queue_max_bytes / 8);
+  if (Status s = DiskQueue::Open(dir + "/queue", qo, &I.queue); !s.ok()) return s;
+
+  // Sources.
+  const std::string& node = config_.node;
+  LogTarget kernel{node, SourceKind::kKernel, "nodes/" + node + "/kernel.log", I.kernel_lines.get()};
+  LogTarget train{node, SourceKind::kTrain, "nodes/" + node + "/train.log", I.train_lines.get()};
+  FollowOptions fo;
+  fo.idle_s = config_.idle_flush_s;
+  fo.rotate_wait_s = config_.rotate_wait_s;
+  if (config_.kernel_log == "kmsg") {
+    I.kmsg = std::make_unique<KmsgSource>(config_.kmsg_path, config_.boot_id_path, kernel, I.rules.get(), &I.out,
+                                          &counters_, &I.state.kmsg);
+  } else if (config_.kernel_log == "journald") {
+    I.journald = std::make_unique<JournaldSource>(config_.journalctl, kernel, I.rules.get(), &I.out, &counters_,
+                                                  &I.state.journal);
+  } else if (!IsOff(config_.kernel_log)) {
+    I.kernel_file = std::make_unique<FollowedFiles>(
+        std::vector<std::string>{config_.kernel_log}, &I.state.kernel_files,
+        MakeLogConsumerFactory(kernel, I.rules.get(), &I.out, &counters_), fo);
+  }
+  if (!config_.train_logs.empty())
+    I.train = std::make_unique<FollowedFiles>(config_.train_logs, &I.state.train_files,
+                                              MakeLogConsumerFactory(train, I.rules.get(), &I.out, &counters_), fo);
+  I.ccl = std::make_unique<CclCoalescer>(node, &counters_);
+  if (!IsOff(config_.ccl_socket)) {
+    I.ccl_socket = std::make_unique<CclSocket>();
+    if (Status s = I.ccl_socket->Bind(config_.ccl_socket); !s.ok()) {
+      Log("CCL probe socket not available (" + s.message() + "): records come only from --ccl-dir files");
+      I.ccl_socket.reset();
+    }
+  }
+  if (!config_.ccl_dir.empty())
+    I.ccl_files = std::make_unique<FollowedFiles>(
+        std::vector<std::string>{config_.ccl_dir + "/*.jsonl", config_.ccl_dir + "/*.jsonl.1"}, &I.state.ccl_files,
+        MakeCclConsumerFactory(I.ccl.get(), &counters_), fo);
+
+  Status why;
+  I.gpu = OpenNvml(config_.nvml_library, &why);
+  counters_.nvml_available = I.gpu != nullptr;
+  if (!I.gpu) Log(why.message() + ": GPU readings skipped");
+  LiveRules* live = I.rules.get();
+  I.sampler = std::make_unique<NodeSampler>(
+      node, config_.roots.sys, I.gpu.get(),
+      [live](std::string_view metric) { return live->Current()->catalog.FindMetric(metric) != nullptr; }, &counters_);
+
+  // Metrics server: one worker, it serves a scrape now and then.
+  if (!IsOff(config_.metrics_listen)) {
+    std::string host;
+    int port = 0;
+    if (Status s = ParseListen(config_.metrics_listen, &host, &port); !s.ok()) return s;
+    I.http = std::make_unique<httplib::Server>();
+    I.http->new_task_queue = [] { return new httplib::ThreadPool(1); };
+    I.http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(MetricsText(), "text/plain; version=0.0.4; charset=utf-8");
+    });
+    I.http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+    if (port == 0) {
+      metrics_port_ = I.http->bind_to_any_port(host);
+      if (metrics_port_ <= 0) return Status::IOError("cannot listen on " + config_.metrics_listen);
+    } else {
+      if (!I.http->bind_to_port(host, port)) return Status::IOError("cannot listen on " + config_.metrics_listen);
+      metrics_port_ = port;
+    }
+    I.http_thread = std::thread([&I] { I.http->listen_after_bind(); });
+  }
+
+  SenderOptions so = config_.sender;
+  so.agent_id = instance_;
+  I.sender = std::make_unique<Sender>(so, I.queue.get(), &counters_, [this] {
+    const DiskQueueStats qs = impl_->queue->stats();
+    nlohmann::json h;
+    h["instance"] = instance_;
+    h["version"] = AEGIS_AGENT_VERSION;
+    h["started_at"] = impl_->started_at;
+    h["queue_events"] = qs.records;
+    h["queue_bytes"] = qs.bytes;
+    h["lag_s"] = qs.oldest_enqueued_ms ? std::max(0.0, NowEpoch() - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0;
+    h["dropped_events"] = qs.dropped_records + counters_.events_dropped_too_large.load();
+    h["events_queued"] = [&] {
+      uint64_t n = 0;
+      for (const auto& c : counters_.events_queued) n += c.load();
+      return n;
+    }();
+    h["followed_files"] = counters_.followed_files.load();
+    h["nvml"] = counters_.nvml_available.load();
+    h["kernel_log"] = config_.kernel_log;
+    h["rules_generation"] = impl_->rules->generation();
+    return h;
+  });
+  if (Status s = I.sender->Init(); !s.ok()) return s;
+  I.sender->Start();
+  Log("started for node " + node + " (instance " + instance_ + "), shipping to " + config_.controller +
+      (config_.token.empty() ? " without a token" : " with a bearer token"));
+  return Status::Ok();
+}
+
+void Agent::Run() {
+  Impl& I = *impl_;
+  const AgentConfig& c = config_;
+  double now = SteadyNow();
+  double next_poll = now, next_glob = now, next_sample = now, next_metric_flush = now + c.metric_flush_s;
+  double next_facts = now, next_ccl = now + c.ccl_flush_s, next_state = now + c.state_s;
+  bool more = false, blocked = false;
+
+  auto facts = [&] {
+    nlohmann::json f;
+    if (c.facts == "auto") {
+      f = CollectFacts(c.roots, I.gpu.get());
+    } else {
+      std::string text;
+      if (Status s = ReadSmallFile(c.facts, &text, 16u << 20); !s.ok()) {
+        I.facts_log.Log("facts file " + c.facts + ": " + s.message());
+        return;
+      }
+      f = nlohmann::json::parse(text, nullptr, false);
+      Facts flat;
+      if (!f.is_object() || !ParseFacts(text, &flat).ok()) {
+        I.facts_log.Log("facts file " + c.facts + " is not a JSON object: not shipped");
+        return;
+      }
+    }
+    const std::string dump = f.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string hash = Hex64(Fnv1a64(dump));
+    if (hash == I.facts_hash) return;
+    I.facts_hash = hash;
+    nlohmann::json ev;
+    ev["id"] = c.node + ":facts:" + hash;
+    ev["type"] = "facts";
+    ev["node"] = c.node;
+    ev["facts"] = std::move(f);
+    I.out.Add(EventType::kFacts, ev.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  };
+
+  auto save_states = [&] {
+    if (I.kmsg) I.kmsg->SaveState();
+    if (I.journald) I.journald->SaveState();
+    for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
+      if (set) set->SaveStates();
+  };
+  auto persist = [&] {
+    std::string text = AgentStateToJson(I.state);
+    if (text == I.last_state_text) return;
+    if (Status s = WriteFileAtomically(c.state_dir + "/state.json", text, /*sync=*/true); s.ok())
+      I.last_state_text = std::move(text);
+    else
+      I.queue_log.Log("cannot persist positions: " + s.message());
+  };
+  auto append = [&]() -> bool {
+    if (I.out.pending() == 0) return true;
+    if (Status s = I.queue->Append(I.out.events()); !s.ok()) {
+      counters_.Add(counters_.queue_append_errors);
+      I.queue_log.Log("cannot queue " + std::to_string(I.out.pending()) + " events: " + s.message() +
+                      " (kept in memory, reading paused)");
+      return false;
+    }
+    I.out.Queued();
+    return true;
+  };
+
+  std::vector<pollfd> fds;
+  while (!stop_.load()) {
+    now = SteadyNow();
+    double next = std::min({next_poll, next_glob, next_sample, next_metric_flush, next_facts, next_ccl, next_state});
+    if (I.kmsg && I.kmsg->fd() < 0) next = std::min(next, I.next_kmsg_open);
+    int timeout_ms = more ? 0 : static_cast<int>(std::clamp((next - now) * 1000.0, 0.0, 1000.0));
+    if (blocked) timeout_ms = 1000;
+    fds.clear();
+    fds.push_back({wake_fd_, POLLIN, 0});
+    const int sock_fd = I.ccl_socket ? I.ccl_socket->fd() : -1;
+    const int kmsg_fd = I.kmsg ? I.kmsg->fd() : -1;
+    const int journal_fd = I.journald ? I.journald->fd() : -1;
+    for (int fd : {sock_fd, kmsg_fd, journal_fd})
+      if (fd >= 0 && !blocked) fds.push_back({fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) break;
+    if (fds[0].revents & POLLIN) {
+      uint64_t v;
+      [[maybe_unused]] ssize_t n = ::read(wake_fd_, &v, sizeof v);
+    }
+    if (stop_.load()) break;
+    now = SteadyNow();
+    const double epoch = NowEpoch();
+    if (reload_.exchange(false)) {
+      if (Status s = I.rules->Reload(); s.ok()) {
+        counters_.Add(counters_.rule_reloads_ok);
+        Log("rules reloaded (generation " + std::to_string(I.rules->generation()) + ")");
+      } else {
+        counters_.Add(counters_.rule_reloads_failed);
+        Log("rules reload failed, the current rules stay: " + s.message());
+      }
+    }
+    if (blocked) {  // the queue refused the last events: nothing more is read until it takes them
+      blocked = !append();
+      continue;
+    }
+    more = false;
+    for (const auto& p : fds) {
+      if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (p.fd == sock_fd) more |= I.ccl_socket->OnReadable(I.ccl.get(), &counters_);
+      else if (p.fd == kmsg_fd) more |= I.kmsg->OnReadable(now);
+      else if (p.fd == journal_fd) more |= I.journald->OnReadable(now);
+    }
+    if (I.kmsg && I.kmsg->fd() < 0 && now >= I.next_kmsg_open) {
+      I.next_kmsg_open = now + 60;
+      if (Status s = I.kmsg->Open(); !s.ok())
+        LogOnce("kmsg-open", "kernel log: " + s.message() + " (needs root or CAP_SYSLOG; tried again every minute)");
+      else
+        more = true;
+    }
+    if (now >= next_glob) {
+      next_glob = now + c.glob_s;
+      for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
+        if (set) set->Expand(now);
+    }
+    if (now >= next_poll || more) {
+      next_poll = now + c.poll_s;
+      uint64_t files = 0;
+      for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()}) {
+        if (!set) continue;
+        more |= set->Poll(now);
+        files += set->files();
+      }
+      counters_.followed_files.store(files, std::memory_order_relaxed);
+      if (I.kmsg) I.kmsg->Poll(now);
+      if (I.journald) I.journald->Poll(now);
+    }
+    if (now >= next_sample) {
+      next_sample = now + c.sample_s;
+      I.sampler->Sample(epoch);
+    }
+    if (now >= next_metric_flush) {
+      next_metric_flush = now + c.metric_flush_s;
+      I.sampler->Flush(&I.out);
+    }
+    if (now >= next_facts && !IsOff(c.facts)) {
+      next_facts = now + c.facts_s;
+      facts();
+    }
+    const bool persist_due = now >= next_state;
+    if (now >= next_ccl || persist_due) {
+      next_ccl = now + c.ccl_flush_s;
+      I.ccl->Flush(&I.out);  // before positions are saved: they cover what the coalescer held
+    }
+    if (!append()) {
+      blocked = true;
+      continue;
+    }
+    if (persist_due) {
+      next_state = now + c.state_s;
+      save_states();
+      persist();
+    }
+  }
+
+  // Stopping: what is read is flushed and queued, positions persisted.
+  if (I.kmsg) I.kmsg->Stop();
+  if (I.journald) I.journald->Stop();
+  for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
+    if (set) set->Stop();
+  I.ccl->Flush(&I.out);
+  I.sampler->Flush(&I.out);
+  if (append()) {
+    save_states();
+    persist();
+  }
+  I.kernel_lines->Close();
+  I.train_lines->Close();
+  I.sender->Stop();
+  if (I.http) I.http->stop();
+  if (I.http_thread.joinable()) I.http_thread.join();
+  const DiskQueueStats qs = I.queue->stats();
+  Log("stopped; " + std::to_string(qs.records) + " events wait in the queue for the next start");
+}
+
+}  // namespace aegis::agent

@@ -1,0 +1,37 @@
+#include "agent/counters.h"
+
+namespace aegis::agent {
+
+const char* InputKindName(InputKind k) {
+  switch (k) {
+    case InputKind::kKernel: return "kernel";
+    case InputKind::kTrain: return "train";
+    case InputKind::kCcl: return "ccl";
+  }
+  return "kernel";
+}
+
+const char* EventTypeName(EventType t) {
+  switch (t) {
+    case EventType::kLog: return "log";
+    case EventType::kCcl: return "ccl";
+    case EventType::kFacts: return "facts";
+    case EventType::kMetric: return "metric";
+    case EventType::kHeartbeat: return "heartbeat";
+  }
+  return "log";
+}
+
+const char* SendErrorName(SendError e) {
+  switch (e) {
+    case SendError::kConnect: return "connect";
+    case SendError::kServer: return "server";
+    case SendError::kAuth: return "auth";
+    case SendError::kBackpressure: return "backpressure";
+    case SendError::kTooLarge: return "too_large";
+    case SendError::kBadRequest: return "bad_request";
+  }
+  return "connect";
+}
+
+}  // namespace aegis::agent

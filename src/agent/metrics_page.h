@@ -1,0 +1,28 @@
+// The agent's /metrics page (Prometheus text format): its own health (aegis_agent_*),
+// the standard process_* metrics of the agent process, and the node counters the
+// NodeSampler read (aegis_node_*). Names follow Prometheus conventions: base units,
+// _total for counters, _seconds / _bytes suffixes. Thread-safe (reads atomics and
+// guarded state).
+#pragma once
+#include <string>
+
+#include "agent/counters.h"
+#include "agent/disk_queue.h"
+#include "agent/node_sampler.h"
+#include "agent/prom_text.h"
+
+namespace aegis::agent {
+
+struct MetricsContext {
+  const AgentCounters* counters = nullptr;
+  const DiskQueue* queue = nullptr;
+  uint64_t queue_limit_bytes = 0;
+  const NodeSampler* node = nullptr;  // may be null
+  std::string node_name, instance, version;
+  double started_at = 0;              // epoch
+  std::string proc_self = "/proc/self";
+};
+
+std::string RenderMetrics(const MetricsContext& m);
+
+}  // namespace aegis::agent

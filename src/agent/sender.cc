@@ -1,0 +1,295 @@
+#include "agent/sender.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <random>
+
+#include "agent/fs_util.h"
+#include "agent/log.h"
+#include "bundle/bundle_reader.h"
+#include "common/text.h"
+
+namespace aegis::agent {
+
+namespace {
+
+double SteadyNow() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string Quoted(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+LogLimiter& Limiter(int kind) {
+  static LogLimiter limiters[8] = {
+      LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60)),
+      LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60)),
+      LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60))};
+  return limiters[kind & 7];
+}
+
+}  // namespace
+
+Status ParseControllerUrl(std::string_view url, ControllerUrl* out) {
+  ControllerUrl u;
+  std::string_view rest;
+  if (StartsWith(url, "http://")) {
+    u.scheme = "http";
+    u.port = 80;
+    rest = url.substr(7);
+  } else if (StartsWith(url, "https://")) {
+    u.scheme = "https";
+    u.port = 443;
+    rest = url.substr(8);
+  } else {
+    return Status::InvalidArgument("controller URL must start with http:// or https://: " + std::string(url));
+  }
+  const size_t slash = rest.find('/');
+  std::string_view hostport = rest.substr(0, slash);
+  if (slash != std::string_view::npos) {
+    std::string_view prefix = rest.substr(slash);
+    while (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
+    u.prefix = std::string(prefix);
+  }
+  std::string_view host = hostport, port;
+  if (StartsWith(hostport, "[")) {  // [::1]:8470
+    const size_t close = hostport.find(']');
+    if (close == std::string_view::npos) return Status::InvalidArgument("controller URL: unclosed '[' in " + std::string(url));
+    host = hostport.substr(0, close + 1);
+    std::string_view after = hostport.substr(close + 1);
+    if (!after.empty()) {
+      if (after[0] != ':') return Status::InvalidArgument("controller URL: bad port in " + std::string(url));
+      port = after.substr(1);
+    }
+  } else if (const size_t colon = hostport.rfind(':'); colon != std::string_view::npos) {
+    host = hostport.substr(0, colon);
+    port = hostport.substr(colon + 1);
+  }
+  if (host.empty() || host == "[]") return Status::InvalidArgument("controller URL has no host: " + std::string(url));
+  if (!port.empty()) {
+    auto p = ParseInt(port);
+    if (!p || *p <= 0 || *p > 65535) return Status::InvalidArgument("controller URL: bad port in " + std::string(url));
+    u.port = static_cast<int>(*p);
+  }
+  u.host = std::string(host);
+  *out = u;
+  return Status::Ok();
+}
+
+std::optional<double> ParseRetryAfter(std::string_view value, double now_epoch) {
+  value = Trim(value);
+  if (value.empty()) return std::nullopt;
+  if (auto s = ParseInt(value)) {
+    if (*s < 0) return std::nullopt;
+    return static_cast<double>(*s);
+  }
+  std::tm t{};
+  const std::string v(value);
+  const char* end = ::strptime(v.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &t);
+  if (!end || *end != '\0') return std::nullopt;
+  const double at = static_cast<double>(::timegm(&t));
+  return std::max(0.0, at - now_epoch);
+}
+
+Sender::Sender(SenderOptions options, DiskQueue* queue, AgentCounters* counters, HealthFn health)
+    : options_(std::move(options)), queue_(queue), counters_(counters), health_(std::move(health)) {
+  limit_ = options_.max_events;
+}
+
+Sender::~Sender() { Stop(); }
+
+Status Sender::Init() {
+  if (Status s = ParseControllerUrl(options_.controller, &url_); !s.ok()) return s;
+  path_ = url_.prefix + "/api/v1/events";
+  client_ = std::make_unique<httplib::Client>(url_.SchemeHostPort());
+  if (!client_->is_valid()) return Status::InvalidArgument("cannot use controller URL " + options_.controller);
+  auto secs = [](double s, time_t* sec, time_t* usec) {
+    *sec = static_cast<time_t>(s);
+    *usec = static_cast<time_t>((s - static_cast<double>(*sec)) * 1e6);
+  };
+  time_t s = 0, us = 0;
+  secs(options_.connect_timeout_s, &s, &us);
+  client_->set_connection_timeout(s, us);
+  secs(options_.io_timeout_s, &s, &us);
+  client_->set_read_timeout(s, us);
+  client_->set_write_timeout(s, us);
+  client_->set_keep_alive(true);
+  if (url_.scheme == "https") {
+    client_->enable_server_certificate_verification(true);
+    if (!options_.ca_file.empty()) client_->set_ca_cert_path(options_.ca_file.c_str());
+  }
+  return Status::Ok();
+}
+
+void Sender::ReadToken() {
+  if (options_.token_file.empty()) return;
+  std::string text;
+  if (Status s = ReadSmallFile(options_.token_file, &text, 65536); !s.ok()) {
+    Limiter(7).Log("cannot read the token file " + options_.token_file + ": " + s.message());
+    return;
+  }
+  options_.token = std::string(Trim(text));
+}
+
+double Sender::Backoff() {
+  static thread_local std::minstd_rand rng(static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  ++failures_;
+  const double base =
+      std::min(options_.backoff_max_s, options_.backoff_min_s * std::pow(2.0, std::min(failures_ - 1, 30)));
+  std::uniform_real_distribution<double> jitter(0.8, 1.2);
+  return base * jitter(rng);
+}
+
+std::string Sender::HeartbeatJson(double now) {
+  nlohmann::json hb;
+  hb["id"] = options_.node + ":heartbeat:" + options_.agent_id + ":" + std::to_string(static_cast<uint64_t>(now * 1000));
+  hb["type"] = "heartbeat";
+  hb["node"] = options_.node;
+  hb["at"] = now;
+  hb["agent"] = health_ ? health_() : nlohmann::json::object();
+  return hb.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+double Sender::RunOnce() {
+  const double now = SteadyNow();
+  const bool heartbeat = options_.heartbeat_s > 0 && now >= next_heartbeat_;
+  const std::string envelope = "{\"node\":" + Quoted(options_.node) + ",\"agent\":" + Quoted(options_.agent_id) +
+                               ",\"events\":[";
+  const std::string hb = heartbeat ? HeartbeatJson(NowEpoch()) : std::string();
+  const size_t overhead = envelope.size() + hb.size() + 8 + limit_;  // brackets and commas
+  std::vector<QueuedRecord> recs;
+  queue_->Peek(limit_, options_.max_body_bytes > overhead ? options_.max_body_bytes - overhead : 1, &recs);
+  if (recs.empty() && !heartbeat) return -1;
+
+  std::string body = envelope;
+  size_t bytes = body.size() + hb.size() + 2;
+  for (const auto& r : recs) bytes += r.payload.size() + 1;
+  body.reserve(bytes);
+  bool first = true;
+  for (const auto& r : recs) {
+    if (!first) body += ',';
+    first = false;
+    body += r.payload;
+  }
+  if (heartbeat) {
+    if (!first) body += ',';
+    body += hb;
+  }
+  body += "]}";
+  if (recs.size() == 1 && body.size() > options_.max_body_bytes) {
+    Log("an event of " + std::to_string(recs[0].payload.size()) + " bytes does not fit in a request (" +
+        std::to_string(options_.max_body_bytes) + " bytes at most): dropped");
+    queue_->Ack(1);
+    counters_->Add(counters_->events_dropped_too_large);
+    return 0;
+  }
+
+  httplib::Headers headers;
+  if (!options_.token.empty()) headers.emplace("Authorization", "Bearer " + options_.token);
+  counters_->Add(counters_->batches_sent);
+  auto res = client_->Post(path_, headers, body, "application/json");
+  if (!res) {
+    counters_->Add(counters_->send_errors[static_cast<int>(SendError::kConnect)]);
+    Limiter(0).Log("controller " + options_.controller + " not reachable (" + httplib::to_string(res.error()) +
+                   "); " + std::to_string(queue_->stats().records) + " events wait in the queue");
+    return Backoff();
+  }
+  const int status = res->status;
+  if (status >= 200 && status < 300) {
+    uint64_t accepted = recs.size(), duplicates = 0;
+    nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);
+    if (answer.is_object()) {
+      if (auto a = answer.find("accepted"); a != answer.end() && a->is_number_unsigned()) accepted = a->get<uint64_t>();
+      if (auto d = answer.find("duplicates"); d != answer.end() && d->is_number_unsigned()) duplicates = d->get<uint64_t>();
+      if (auto rj = answer.find("rejected"); rj != answer.end() && rj->is_array()) {
+        for (const auto& r : *rj) {
+          counters_->Add(counters_->events_rejected);
+          std::string id = r.is_object() && r.contains("id") && r["id"].is_string() ? r["id"].get<std::string>() : "?";
+          std::string why = r.is_object() && r.contains("reason") && r["reason"].is_string() ? r["reason"].get<std::string>() : "";
+          Limiter(1).Log("controller rejected event " + id + ": " + why + " (dropped)");
+        }
+      }
+    }
+    queue_->Ack(recs.size());
+    counters_->Add(counters_->events_accepted, accepted);
+    counters_->Add(counters_->events_duplicate, duplicates);
+    counters_->last_send_ok.store(NowEpoch(), std::memory_order_relaxed);
+    if (heartbeat) next_heartbeat_ = now + options_.heartbeat_s;
+    if (failures_ > 0) Log("controller " + options_.controller + " reached again");
+    failures_ = 0;
+    limit_ = std::min(options_.max_events, limit_ * 2);
+    return 0;
+  }
+  if (status == 413) {
+    counters_->Add(counters_->send_errors[static_cast<int>(SendError::kTooLarge)]);
+    if (recs.size() > 1) {
+      limit_ = std::max<size_t>(1, recs.size() / 2);
+      return 0;
+    }
+    Log("controller refused an event as too large (HTTP 413): dropped");
+    queue_->Ack(1);
+    counters_->Add(counters_->events_dropped_too_large);
+    return 0;
+  }
+  if (status == 429 || status == 503) {
+    counters_->Add(counters_->send_errors[static_cast<int>(SendError::kBackpressure)]);
+    if (res->has_header("Retry-After"))
+      if (auto wait = ParseRetryAfter(res->get_header_value("Retry-After"), NowEpoch()))
+        return std::min(*wait, options_.max_retry_after_s);
+    return Backoff();
+  }
+  if (status == 401 || status == 403) {
+    counters_->Add(counters_->send_errors[static_cast<int>(SendError::kAuth)]);
+    Limiter(2).Log("controller refused our credentials (HTTP " + std::to_string(status) +
+                   "); retrying, nothing is dropped");
+    ReadToken();
+    return Backoff();
+  }
+  if (status >= 500) {
+    counters_->Add(counters_->send_errors[static_cast<int>(SendError::kServer)]);
+    Limiter(3).Log("controller answered HTTP " + std::to_string(status) + "; retrying");
+    return Backoff();
+  }
+  counters_->Add(counters_->send_errors[static_cast<int>(SendError::kBadRequest)]);
+  Limiter(4).Log("controller refused a batch of " + std::to_string(recs.size()) + " events (HTTP " +
+                 std::to_string(status) + ": " + SanitizeForOutput(res->body, 200) + "); retrying, nothing is dropped");
+  return Backoff();
+}
+
+void Sender::Start() {
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Sender::Loop() {
+  while (!stop_) {
+    const double wait = RunOnce();
+    if (stop_) break;
+    if (wait < 0) {
+      const double until = options_.heartbeat_s > 0 ? next_heartbeat_ - SteadyNow() : 3600;
+      queue_->WaitForData(std::chrono::milliseconds(static_cast<int64_t>(std::clamp(until, 0.01, 3600.0) * 1000)));
+      continue;
+    }
+    if (wait > 0) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, std::chrono::duration<double>(wait), [&] { return stop_.load(); });
+    }
+  }
+}
+
+void Sender::Stop() {
+  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_.notify_all();
+  }
+  queue_->Wake();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace aegis::agent

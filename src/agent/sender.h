@@ -1,0 +1,110 @@
+// Ships queued events to the controller: POST {controller}/api/v1/events with
+//   {"node": NODE, "agent": INSTANCE, "events": [...at most 5000, body at most 4 MiB]}
+// and `Authorization: Bearer TOKEN` when a token is set. One thread, one request at a
+// time, always from the queue's acknowledged position, so a batch is resent until the
+// controller answers it (event ids make a resend harmless). By answer:
+//   200          acknowledged; ids listed in "rejected" are logged and counted, not resent
+//   413          the batch is halved (down to one event; a single event too large for
+//                any body is dropped, logged and counted), then grows back after successes
+//   429, 503     backpressure: wait Retry-After (seconds or an HTTP date; at most 5 min),
+//                exponential backoff when it is absent
+//   401, 403     logged, the token file read again, retried with backoff; never dropped
+//   other 4xx    logged (the batch or the API does not fit), retried with backoff; never
+//                dropped: losing data silently is worse than a growing, visible queue
+//   refused, timeouts, 5xx  retried with exponential backoff (0.5 s doubling to 30 s, +-20%)
+// A heartbeat rides along every `heartbeat_s` (alone when nothing is queued); heartbeats
+// are not queued: a late one is worthless. The token is never logged.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "agent/counters.h"
+#include "agent/disk_queue.h"
+#include "common/status.h"
+
+namespace httplib {
+class Client;
+}
+
+namespace aegis::agent {
+
+struct ControllerUrl {
+  std::string scheme;  // http or https
+  std::string host;    // as written (IPv6 in brackets)
+  int port = 0;
+  std::string prefix;  // path before /api/v1, without a trailing '/'
+  std::string SchemeHostPort() const { return scheme + "://" + host + ":" + std::to_string(port); }
+};
+Status ParseControllerUrl(std::string_view url, ControllerUrl* out);
+
+struct SenderOptions {
+  std::string controller;
+  std::string node;
+  std::string agent_id;
+  std::string token;       // bearer token ("" = none)
+  std::string token_file;  // read again after 401 / 403 ("" = none)
+  std::string ca_file;     // https: CA bundle to verify the controller ("" = the system's)
+  size_t max_events = 5000;
+  size_t max_body_bytes = 4u << 20;
+  double backoff_min_s = 0.5;
+  double backoff_max_s = 30;
+  double max_retry_after_s = 300;
+  double heartbeat_s = 30;
+  double connect_timeout_s = 5;
+  double io_timeout_s = 30;
+};
+
+// What the agent says about itself in heartbeats.
+using HealthFn = std::function<nlohmann::json()>;
+
+class Sender {
+ public:
+  Sender(SenderOptions options, DiskQueue* queue, AgentCounters* counters, HealthFn health);
+  ~Sender();
+  Sender(const Sender&) = delete;
+  Sender& operator=(const Sender&) = delete;
+
+  Status Init();  // parses the URL, sets up the client
+  void Start();
+  // Stops after the request in flight (bounded by the timeouts).
+  void Stop();
+
+  // One round: sends one batch (and a heartbeat when due); returns how long to wait
+  // before the next round (0: at once). Exposed so that tests can drive it step by step.
+  double RunOnce();
+
+ private:
+  enum class Answer { kOk, kTooLarge, kBackpressure, kAuth, kRefused, kRetry };
+  void Loop();
+  double Backoff();
+  std::string HeartbeatJson(double now);
+  void ReadToken();
+
+  SenderOptions options_;
+  DiskQueue* queue_;
+  AgentCounters* counters_;
+  HealthFn health_;
+  ControllerUrl url_;
+  std::unique_ptr<httplib::Client> client_;
+  std::string path_;
+  size_t limit_;                // events per batch now
+  int failures_ = 0;            // consecutive, for the backoff
+  double next_heartbeat_ = 0;   // steady seconds
+  std::string last_error_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> stop_{false};
+};
+
+// Seconds to wait from a Retry-After value (delta-seconds or an HTTP date); nullopt when
+// it is neither.
+std::optional<double> ParseRetryAfter(std::string_view value, double now_epoch);
+
+}  // namespace aegis::agent

@@ -1,0 +1,270 @@
+// The whole agent in-process, against the controller's test double on loopback.
+#include "agent/agent.h"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+#include "test_support.h"
+
+namespace aegis::agent {
+namespace {
+
+using testing::AppendFile;
+using testing::FakeController;
+using testing::ScratchDir;
+using testing::WriteFile;
+
+const std::string kXid = "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.";
+const std::string kPeer = "NCCL WARN socketProgress: Connection closed by remote peer node2<42830>";
+
+int UnusedPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+AgentConfig Config(const ScratchDir& d, const std::string& controller) {
+  AgentConfig c;
+  c.controller = controller;
+  c.node = "node-0007";
+  c.kernel_log = "none";
+  c.train_logs = {d / "logs/*.log"};
+  c.ccl_socket = d / "ccl.sock";
+  c.facts = "none";
+  c.state_dir = d / "state";
+  c.metrics_listen = "127.0.0.1:0";
+  c.roots = {d / "proc", d / "sys", d.path()};
+  c.nvml_library = "libnvidia-ml-absent.so.1";
+  c.poll_s = 0.05;
+  c.idle_flush_s = 0.2;
+  c.glob_s = 0.2;
+  c.state_s = 0.1;
+  c.facts_s = 0.2;
+  c.ccl_flush_s = 0.1;
+  c.sender.heartbeat_s = 0.5;
+  c.sender.backoff_min_s = 0.05;
+  c.sender.backoff_max_s = 0.2;
+  c.sender.connect_timeout_s = 1;
+  EXPECT_TRUE(ValidateConfig(&c).ok());
+  return c;
+}
+
+// Runs an agent on its own thread for the scope.
+class Running {
+ public:
+  explicit Running(AgentConfig c) : agent_(std::move(c)) {
+    Status s = agent_.Start();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (s.ok()) thread_ = std::thread([this] { agent_.Run(); });
+  }
+  ~Running() {
+    agent_.Stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  Agent& agent() { return agent_; }
+
+ private:
+  Agent agent_;
+  std::thread thread_;
+};
+
+size_t CountRule(const FakeController& ctl, const std::string& rule) {
+  size_t n = 0;
+  for (auto& e : ctl.of_type("log"))
+    if (e["rule"] == rule) ++n;
+  return n;
+}
+
+TEST(Agent, ShipsClassifiedLinesFactsAndHeartbeats) {
+  ScratchDir d;
+  FakeController ctl;
+  WriteFile(d / "logs/rank0.log", "step 1\n" + kXid + "\nstep 2\n");
+  WriteFile(d / "facts.json", R"({"gpu": {"driver_version": "570.86.15"}, "os": {"dev_shm_mb": 65536}})");
+  AgentConfig c = Config(d, ctl.url());
+  c.facts = d / "facts.json";
+  Running r(c);
+  ASSERT_TRUE(ctl.WaitFor([&] {
+    return CountRule(ctl, "xid-79") == 1 && !ctl.of_type("facts").empty() && !ctl.of_type("heartbeat").empty();
+  }));
+  auto log = ctl.of_type("log")[0];
+  EXPECT_EQ(log["node"], "node-0007");
+  EXPECT_EQ(log["file"], "nodes/node-0007/train.log");
+  EXPECT_EQ(log["class"], "critical");
+  auto facts = ctl.of_type("facts")[0];
+  EXPECT_EQ(facts["facts"]["gpu"]["driver_version"], "570.86.15");
+  EXPECT_EQ(facts["id"].get<std::string>().rfind("node-0007:facts:", 0), 0u);
+  auto hb = ctl.of_type("heartbeat")[0];
+  EXPECT_EQ(hb["agent"]["instance"], r.agent().instance());
+  EXPECT_TRUE(hb["agent"]["queue_events"].is_number());
+
+  // /metrics over HTTP.
+  httplib::Client http("127.0.0.1", r.agent().metrics_port());
+  auto res = http.Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_NE(res->get_header_value("Content-Type").find("text/plain; version=0.0.4"), std::string::npos);
+  EXPECT_NE(res->body.find("aegis_agent_events_shipped_total "), std::string::npos);
+  EXPECT_NE(res->body.find("aegis_agent_lines_read_total{source=\"train\"} 3"), std::string::npos) << res->body;
+
+  // Facts unchanged: not sent again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(ctl.of_type("facts").size(), 1u);
+  WriteFile(d / "facts.json", R"({"gpu": {"driver_version": "570.124.06"}})");
+  ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("facts").size() == 2; }));
+}
+
+TEST(Agent, LinesWrittenWhileTheControllerIsDownArriveLaterOnce) {
+  ScratchDir d;
+  const int port = UnusedPort();
+  WriteFile(d / "logs/rank0.log", kXid + "\n");
+  {
+    Running r(Config(d, "http://127.0.0.1:" + std::to_string(port)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    AppendFile(d / "logs/rank0.log", kPeer + "\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_GT(r.agent().counters().send_errors[static_cast<int>(SendError::kConnect)].load(), 0u);
+  }  // stopped while the controller is still down: the events wait on disk
+  AppendFile(d / "logs/rank0.log", kXid + "\n");  // written while no agent runs
+  Running r(Config(d, "http://127.0.0.1:" + std::to_string(port)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  FakeController ctl(port);  // the controller comes back
+  ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("log").size() >= 3; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(ctl.of_type("log").size(), 3u);
+  EXPECT_EQ(CountRule(ctl, "xid-79"), 2u);
+  EXPECT_EQ(ctl.duplicates(), 0u);
+}
+
+TEST(Agent, RestartsResumeWithoutLossOrDuplicates) {
+  ScratchDir d;
+  FakeController ctl;
+  WriteFile(d / "logs/a.log", kXid + "\n");
+  {
+    Running r(Config(d, ctl.url()));
+    ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("log").size() == 1; }));
+  }
+  AppendFile(d / "logs/a.log", "noise\n" + kPeer + "\n");
+  WriteFile(d / "logs/b.log", kXid + "\n");
+  {
+    Running r(Config(d, ctl.url()));
+    ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("log").size() == 3; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_EQ(ctl.of_type("log").size(), 3u);
+  EXPECT_EQ(ctl.duplicates(), 0u);
+  std::set<uint64_t> lines;
+  for (auto& e : ctl.of_type("log")) lines.insert(e["line"].get<uint64_t>());
+  EXPECT_EQ(lines.size(), 3u);  // one train.log numbering across files and restarts
+}
+
+TEST(Agent, ReloadedRulesApplyToNewLines) {
+  ScratchDir d;
+  FakeController ctl;
+  WriteFile(d / "rules/site.yaml", R"(rules:
+  - id: site-first
+    class: critical
+    component: power
+    pattern: 'BMC: PSU(?P<psu>\d) lost input'
+    reason: our BMC forwards PSU failures to the kernel log
+    samples: ['BMC: PSU2 lost input']
+)");
+  WriteFile(d / "logs/a.log", "BMC: PSU1 lost input\n");
+  AgentConfig c = Config(d, ctl.url());
+  c.rule_dirs = {d / "rules"};
+  Running r(c);
+  ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "site-first") == 1; }));
+  WriteFile(d / "rules/site2.yaml", R"(rules:
+  - id: site-second
+    class: critical
+    component: gpu
+    pattern: 'FAN(?P<fan>\d) stopped'
+    reason: a stopped fan overheats the GPUs
+    samples: ['FAN3 stopped']
+)");
+  r.agent().ReloadRules();
+  ASSERT_TRUE(ctl.WaitFor([&] { return r.agent().counters().rule_reloads_ok.load() == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the stream's next idle point
+  AppendFile(d / "logs/a.log", "FAN3 stopped\n");
+  ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "site-second") == 1; }));
+
+  WriteFile(d / "rules/broken.yaml", "rules: [ {id: x, class: nonsense} ]\n");
+  r.agent().ReloadRules();
+  ASSERT_TRUE(ctl.WaitFor([&] { return r.agent().counters().rule_reloads_failed.load() == 1; }));
+  AppendFile(d / "logs/a.log", "FAN4 stopped\n");  // the rules in use stay
+  ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "site-second") == 2; }));
+}
+
+TEST(Agent, CclDatagramsBecomeCoalescedEvents) {
+  ScratchDir d;
+  FakeController ctl;
+  Running r(Config(d, ctl.url()));
+  int fd = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, (d / "ccl.sock").c_str(), sizeof addr.sun_path - 1);
+  for (int i = 0; i < 10; ++i) {
+    const std::string rec = "{\"v\": 1, \"ts\": " + std::to_string(100 + i) +
+                            ".000, \"host\": \"node-0007\", \"pid\": 7, \"gpu\": 0, \"comm\": \"c0\", \"rank\": 0, "
+                            "\"coll\": {}, \"net\": [], \"recent\": []}";
+    ASSERT_GT(::sendto(fd, rec.data(), rec.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  }
+  ::close(fd);
+  ASSERT_TRUE(ctl.WaitFor([&] {
+    auto ccl = ctl.of_type("ccl");
+    return !ccl.empty() && ccl.back()["record"]["ts"] == 109.0;
+  }));
+  EXPECT_LT(ctl.of_type("ccl").size(), 10u);  // coalesced
+}
+
+TEST(Agent, OneAgentPerStateDirectory) {
+  ScratchDir d;
+  FakeController ctl;
+  Running r(Config(d, ctl.url()));
+  AgentConfig c = Config(d, ctl.url());
+  c.ccl_socket = "none";
+  Agent second(c);
+  Status s = second.Start();
+  EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
+}
+
+TEST(Agent, ConfigValidationNamesTheOption) {
+  AgentConfig c;
+  EXPECT_NE(ValidateConfig(&c).message().find("--controller"), std::string::npos);
+  c.controller = "http://127.0.0.1:8470";
+  EXPECT_NE(ValidateConfig(&c).message().find("--node"), std::string::npos);
+  c.node = "bad:name";
+  EXPECT_FALSE(ValidateConfig(&c).ok());
+  c.node = "node-0007";
+  c.metrics_listen = "nowhere";
+  EXPECT_NE(ValidateConfig(&c).message().find("--metrics-listen"), std::string::npos);
+  c.metrics_listen = "127.0.0.1:9470";
+  c.token_file = "/nonexistent/token";
+  EXPECT_NE(ValidateConfig(&c).message().find("--token-file"), std::string::npos);
+  c.token_file.clear();
+  c.ca_file = "/etc/ssl/ca.pem";
+  EXPECT_FALSE(ValidateConfig(&c).ok());  // https only
+  c.ca_file.clear();
+  EXPECT_TRUE(ValidateConfig(&c).ok());
+  std::string host;
+  int port = 0;
+  ASSERT_TRUE(ParseListen("[::1]:9470", &host, &port).ok());
+  EXPECT_EQ(host, "::1");
+  EXPECT_EQ(port, 9470);
+  ASSERT_TRUE(ParseListen(":9470", &host, &port).ok());
+  EXPECT_EQ(host, "0.0.0.0");
+}
+
+}  // namespace
+}  // namespace aegis::agent

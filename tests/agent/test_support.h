@@ -1,0 +1,82 @@
+// Helpers of the agent's tests: scratch directories, files, and a test double of the
+// controller's event endpoint that speaks real HTTP on loopback.
+#pragma once
+#include <httplib.h>
+
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "match/live_rules.h"
+
+namespace aegis::agent::testing {
+
+// A fresh directory under $TMPDIR, removed with everything in it at destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void WriteFile(const std::string& path, const std::string& content);
+void AppendFile(const std::string& path, const std::string& content);
+std::string ReadFile(const std::string& path);
+
+// The built-in rules, loaded once.
+LiveRules* BuiltinRules();
+
+// POST /api/v1/events as the controller serves it: keeps every event once by id, answers
+// 200 with accepted / duplicates, unless told otherwise: `script` answers the next
+// requests in turn (status and headers; an empty script means 200).
+class FakeController {
+ public:
+  struct Reply {
+    int status = 200;
+    std::string retry_after;  // header value, "" for none
+  };
+  // Listens on 127.0.0.1:`port` (0: any free port).
+  explicit FakeController(int port = 0);
+  ~FakeController();
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  void Script(std::vector<Reply> replies);
+  // Bodies above this many events are answered 413.
+  void set_max_events(size_t n);
+  void set_token(std::string token);  // required bearer token ("" = none)
+
+  std::vector<nlohmann::json> events() const;   // unique, in arrival order
+  std::vector<nlohmann::json> of_type(const std::string& type) const;
+  size_t requests() const;
+  size_t duplicates() const;
+  std::vector<size_t> batch_sizes() const;
+  std::vector<std::string> authorizations() const;
+  // Waits until `pred` holds (checked every 20 ms) or `seconds` pass.
+  bool WaitFor(const std::function<bool()>& pred, double seconds = 10) const;
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  mutable std::mutex mu_;
+  std::deque<Reply> script_;
+  size_t max_events_ = 5000;
+  std::string token_;
+  std::set<std::string> ids_;
+  std::vector<nlohmann::json> events_;
+  size_t requests_ = 0, duplicates_ = 0;
+  std::vector<size_t> batch_sizes_;
+  std::vector<std::string> authorizations_;
+};
+
+}  // namespace aegis::agent::testing
