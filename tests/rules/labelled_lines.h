@@ -1,0 +1,125 @@
+// Labelled real log lines for the classification tests, read from the TSV files under
+// tests/data: the corpus files (columns id, category, fatal, xid, source_url, line, class,
+// reason; the class column is the label) and real-log-lines.tsv (id, category, fatal, xid,
+// source_url, line; the class follows from the category, see ExpectedForCategory). Lines
+// are classified as `aegis classify` sees them: in the context they were posted in (one
+// text per source, in file order; every line of a folded record gets the record's class)
+// or alone. Header-only, for tests.
+#pragma once
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/text.h"
+#include "logs/scanner.h"
+#include "rules/line_class.h"
+
+namespace aegis::test {
+
+struct LabelledLine {
+  std::string file;  // the TSV it came from
+  std::string id, category, fatal, xid, url, line;
+  std::string label;   // the class column ("" for real-log-lines.tsv)
+  std::string reason;  // why the label (corpus files)
+};
+
+// Every row of the TSV at `path` (header skipped). A field the TSV writer quoted
+// CSV-style ("...""should dump""...") is unquoted; the line is otherwise byte-exact.
+inline std::vector<LabelledLine> LoadLabelled(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<LabelledLine> out;
+  std::string row;
+  std::getline(in, row);  // header
+  const std::string name = path.substr(path.find_last_of('/') + 1);
+  while (std::getline(in, row)) {
+    auto f = Split(row, '\t');
+    if (f.size() < 6) continue;
+    LabelledLine l;
+    l.file = name;
+    l.id = std::string(f[0]);
+    l.category = std::string(f[1]);
+    l.fatal = std::string(f[2]);
+    l.xid = std::string(f[3]);
+    l.url = std::string(f[4]);
+    l.line = std::string(f[5]);
+    if (f.size() > 6) l.label = std::string(f[6]);
+    if (f.size() > 7) l.reason = std::string(f[7]);
+    if (l.line.size() >= 2 && l.line.front() == '"' && l.line.back() == '"') {
+      std::string u;
+      for (size_t i = 1; i + 1 < l.line.size(); ++i) {
+        u += l.line[i];
+        if (l.line[i] == '"' && l.line[i + 1] == '"') ++i;
+      }
+      l.line = u;
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+// The classes a real-log-lines.tsv category allows (spec/classify.md): an incident's
+// category, so a line of a fatal incident may be expected critical although it is only
+// the record's detail; the tests list where they disagree.
+inline std::set<LineClass> ExpectedForCategory(const LabelledLine& l) {
+  const std::string& c = l.category;
+  if (c == "other") return {LineClass::kNone};
+  if (c == "gpu_fallen_off_bus" || c == "gpu_ecc_dbe" || c == "nic_link_down" || c == "nvlink_error" ||
+      c == "cuda_error")
+    return l.fatal == "unknown" ? std::set{LineClass::kCritical, LineClass::kHint} : std::set{LineClass::kCritical};
+  if (c == "ib_completion_error" || c == "socket_connection_error" || c == "nccl_timeout") return {LineClass::kDist};
+  if (c == "nccl_internal_or_config_error") return {LineClass::kConfig};
+  if (c == "oom" || c == "user_code_error") return {LineClass::kUser};
+  if (c == "pcie_aer") return l.fatal == "yes" ? std::set{LineClass::kCritical} : std::set{LineClass::kHint};
+  if (c == "gpu_xid_nonfatal") {
+    const int x = std::stoi(l.xid);
+    if (x == 13 || x == 31 || x == 43 || x == 45) return {LineClass::kUser};
+    return {LineClass::kCritical, LineClass::kHint};  // fatal "unknown": the Xid catalogue decides
+  }
+  if (c == "gpu_thermal_or_clock")
+    return l.fatal == "no" ? std::set{LineClass::kNone, LineClass::kHint} : std::set{LineClass::kCritical};
+  return {};
+}
+
+// The classes a line's label allows: its class column, else its category's.
+inline std::set<LineClass> Expected(const LabelledLine& l) {
+  if (!l.label.empty()) return {LineClassFromString(l.label)};
+  return ExpectedForCategory(l);
+}
+
+// The class of every line of `lines`, each source's lines scanned as one text in order.
+inline std::vector<LineClass> ClassifyInContext(const std::vector<LabelledLine>& lines, Scanner& scanner) {
+  std::vector<std::string> urls;
+  std::map<std::string, std::vector<size_t>> by_url;  // indexes into lines
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string key = lines[i].file + '\t' + lines[i].url;
+    if (!by_url.count(key)) urls.push_back(key);
+    by_url[key].push_back(i);
+  }
+  std::vector<LineClass> out(lines.size(), LineClass::kNone);
+  for (const auto& key : urls) {
+    const auto& idx = by_url[key];
+    std::string text;
+    for (size_t i : idx) text += lines[i].line + "\n";
+    std::map<uint64_t, LineClass> cls;
+    scanner.ScanText(text, [&](LogEvent&& e) {
+      for (uint64_t n = e.first_line; n <= e.last_line; ++n) cls[n] = e.line_class;
+    });
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (auto it = cls.find(k + 1); it != cls.end()) out[idx[k]] = it->second;
+  }
+  return out;
+}
+
+// The class of one line scanned on its own.
+inline LineClass ClassifyAlone(const std::string& line, Scanner& scanner) {
+  LineClass c = LineClass::kNone;
+  scanner.ScanText(line + "\n", [&](LogEvent&& e) {
+    if (e.first_line <= 1 && e.last_line >= 1) c = e.line_class;
+  });
+  return c;
+}
+
+}  // namespace aegis::test
