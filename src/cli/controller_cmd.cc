@@ -18,6 +18,7 @@ namespace {
 
 struct ControllerArgs {
   controller::ControllerOptions o;
+  std::string sqlite_sync = "full";
   std::vector<std::string> actions;
   double max_body_mb = 4;
 };
@@ -29,6 +30,10 @@ void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
   cmd->add_option("--db", o.db, "store: sqlite:PATH or postgresql://user@host/db (the last --db given counts)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cmd->add_option("--sqlite-sync", a->sqlite_sync,
+                  "SQLite: full (fsync every commit) or normal (survives a crash of the controller, not of the machine)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"full", "normal"}));
   cmd->add_option("--topology", o.topology_file, "topology.json to load at start (replaces the stored one)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--token-file", o.token_file, "bearer tokens and their scopes (agent, operator, read)")
@@ -64,6 +69,7 @@ void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
 int RunController(ControllerArgs& a, const std::vector<std::string>& rule_dirs) {
   controller::ControllerOptions o = a.o;
   o.rule_dirs = rule_dirs;
+  o.sqlite_sync_full = a.sqlite_sync == "full";
   o.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1u << 20));
   for (const std::string& spec : a.actions) {
     controller::ActionBackend b;

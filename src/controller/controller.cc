@@ -39,7 +39,9 @@ Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Contro
     if (Status s = TokenTable::Load(options.token_file, &c->tokens_); !s.ok()) return s;
   c->rules_ = std::make_unique<LiveRules>(options.rule_dirs);
   if (!c->rules_->status().ok()) return c->rules_->status();
-  if (Status s = store::Store::Open(options.db, &c->store_); !s.ok()) return s;
+  store::StoreOptions store_options;
+  store_options.sqlite_sync_full = options.sqlite_sync_full;
+  if (Status s = store::Store::Open(options.db, &c->store_, store_options); !s.ok()) return s;
   if (!options.topology_file.empty()) {
     std::string text;
     if (Status s = ReadSmallFile(options.topology_file, &text); !s.ok()) return s;

@@ -273,6 +273,8 @@ void DecisionLoop::Route(const DecodedEvent& e, double received_at, double now) 
   if (e.type == EventType::kHeartbeat) {
     auto [it, fresh] = heartbeats_.emplace(e.node, e.at);
     if (!fresh) it->second = std::max(it->second, e.at);
+    for (auto& [id, job] : live_)  // a report that may complete a picture: latency counts from here
+      if (job->HasHost(e.node)) job->set_last_received(received_at);
     return;
   }
   const bool everyone = e.type == EventType::kProbe || (e.type == EventType::kLog && e.log.source == SourceKind::kSwitch);

@@ -25,6 +25,9 @@ bool IsLoopback(std::string_view host);
 struct ControllerOptions {
   std::string listen = "127.0.0.1:8470";
   std::string db = "sqlite:/var/lib/aegis/aegis.db";
+  // SQLite: fsync every commit (FULL: durable across a power loss) or not (NORMAL: durable
+  // across a crash of the controller, not of the machine; several times faster).
+  bool sqlite_sync_full = true;
   std::string topology_file;   // loaded at start (replaces the stored topology)
   std::string token_file;      // tokens and scopes (tokens.h); empty: no authentication
   bool allow_anonymous = false;  // allow no token file on a non-loopback address
