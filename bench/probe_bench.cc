@@ -2,9 +2,12 @@
 //
 // Google Benchmark part: one proxy-step start / state / stop sequence (what NCCL calls per
 // network request), with 1, 2 and 4 threads reporting on the same communicator at once
-// (v5), and alone through each older API version's entry points (v1 to v4). Real and CPU
-// time are reported; with AEGIS_PROBE_BENCH_SEQUENCES=N a fixed-count variant
-// (BM_ProxyStepSequenceFixed) runs exactly N sequences, for perf stat and callgrind.
+// (v5), and alone through each older API version's entry points (v1 to v4); beside it, a
+// send and a receive with every state NCCL 2.28 reports (BM_ProxyStepNcclSend / Recv).
+// Real and CPU time are reported; with AEGIS_PROBE_BENCH_SEQUENCES=N, fixed-count
+// variants (BM_ProxyStepSequenceFixed, ...NcclSendFixed, ...NcclRecvFixed,
+// BM_ProxyStepSequenceFixed_v1) run exactly N sequences, for perf stat and callgrind.
+// AEGIS_PROBE_BENCH_SO loads another build of the plugin (a before / after comparison).
 //
 // --line-rate SECONDS [--peers N]: the hot path at NCCL's real event rate instead. One
 // proxy thread of a 10,240-rank communicator drives 400 Gb/s of 512 KiB steps in each
@@ -40,7 +43,8 @@ void* Library() {
   static void* lib = [] {
     if (!std::getenv("AEGIS_CCL_DIR")) ::setenv("AEGIS_CCL_DIR", "/tmp/aegis-ccl-bench", 1);
     ::setenv("AEGIS_CCL_SOCKET", "", 1);
-    return ::dlopen(AEGIS_PROBE_SO, RTLD_NOW);
+    const char* so = std::getenv("AEGIS_PROBE_BENCH_SO");
+    return ::dlopen(so && *so ? so : AEGIS_PROBE_SO, RTLD_NOW);
   }();
   return lib;
 }
@@ -68,8 +72,16 @@ void* Comm() {
   return ctx;
 }
 
+// What NCCL calls per network request between a step's start and its stop.
+enum class Request {
+  kSend,      // the sequence of record: SendWait (posted), then the stop (completed)
+  kNcclSend,  // a send as NCCL 2.28's proxy reports it: SendGPUWait, SendPeerWait, SendWait
+  kNcclRecv,  // a receive: RecvWait (posted), RecvFlushWait, RecvGPUWait (done)
+};
+
 // One proxy op per thread (as NCCL's proxy does per channel and peer), then per request:
-// step start, SendWait (posted), stop (completed).
+// step start, its states, stop.
+template <Request kRequest>
 void RunSequences(benchmark::State& state) {
   const auto* p = V5();
   if (!p) {
@@ -81,7 +93,7 @@ void RunSequences(benchmark::State& state) {
   o.type = abi::kProxyOp;
   o.proxyOp.pid = ::getpid();
   o.proxyOp.peer = 1 + state.thread_index();
-  o.proxyOp.isSend = 1;
+  o.proxyOp.isSend = kRequest != Request::kNcclRecv;
   void* op = nullptr;
   p->startEvent(ctx, &op, &o);
   abi::EventDescr_v5 s{};
@@ -94,16 +106,28 @@ void RunSequences(benchmark::State& state) {
     void* h = nullptr;
     s.proxyStep.step = step++;
     p->startEvent(ctx, &h, &s);
-    p->recordEventState(h, abi::kProxyStepSendWait, &a);
+    if constexpr (kRequest == Request::kSend) {
+      p->recordEventState(h, abi::kProxyStepSendWait, &a);
+    } else if constexpr (kRequest == Request::kNcclSend) {
+      p->recordEventState(h, abi::kProxyStepSendGPUWait, &a);
+      p->recordEventState(h, abi::kProxyStepSendPeerWait_v4, &a);
+      p->recordEventState(h, abi::kProxyStepSendWait, &a);
+    } else {
+      p->recordEventState(h, abi::kProxyStepRecvWait, &a);
+      p->recordEventState(h, abi::kProxyStepRecvFlushWait, &a);
+      p->recordEventState(h, abi::kProxyStepRecvGPUWait, &a);
+    }
     p->stopEvent(h);
   }
   p->stopEvent(op);
 }
 
-void BM_ProxyStepSequence(benchmark::State& state) { RunSequences(state); }
+void BM_ProxyStepSequence(benchmark::State& state) { RunSequences<Request::kSend>(state); }
 BENCHMARK(BM_ProxyStepSequence)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
-
-void BM_ProxyStepSequenceFixed(benchmark::State& state) { RunSequences(state); }
+void BM_ProxyStepNcclSend(benchmark::State& state) { RunSequences<Request::kNcclSend>(state); }
+void BM_ProxyStepNcclRecv(benchmark::State& state) { RunSequences<Request::kNcclRecv>(state); }
+BENCHMARK(BM_ProxyStepNcclSend)->UseRealTime();
+BENCHMARK(BM_ProxyStepNcclRecv)->UseRealTime();
 
 // The same sequence through an older version's entry points (NCCL 2.23 to 2.27).
 template <typename Profiler, typename Descr, typename Args>
@@ -350,10 +374,13 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[j], "--peers")) peers = std::max(1, std::atoi(argv[j + 1]));
       return LineRate(seconds > 0 ? seconds : 5, peers);
     }
-  if (const char* n = std::getenv("AEGIS_PROBE_BENCH_SEQUENCES"))
-    benchmark::RegisterBenchmark("BM_ProxyStepSequenceFixed", BM_ProxyStepSequenceFixed)
-        ->Iterations(std::atoll(n))
-        ->UseRealTime();
+  if (const char* n = std::getenv("AEGIS_PROBE_BENCH_SEQUENCES")) {
+    const long long count = std::atoll(n);
+    benchmark::RegisterBenchmark("BM_ProxyStepSequenceFixed", BM_ProxyStepSequence)->Iterations(count)->UseRealTime();
+    benchmark::RegisterBenchmark("BM_ProxyStepNcclSendFixed", BM_ProxyStepNcclSend)->Iterations(count)->UseRealTime();
+    benchmark::RegisterBenchmark("BM_ProxyStepNcclRecvFixed", BM_ProxyStepNcclRecv)->Iterations(count)->UseRealTime();
+    benchmark::RegisterBenchmark("BM_ProxyStepSequenceFixed_v1", BM_ProxyStepSequence_v1)->Iterations(count)->UseRealTime();
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

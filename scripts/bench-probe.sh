@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # make bench, part 2: the CCL probe's cost on NCCL's hot path (bench/probe_bench.cc).
 #  1. One proxy-step start / state / stop sequence with 1, 2 and 4 threads on one
-#     communicator (and through each older API version): real and CPU time, median and
-#     min-max of REPS repetitions, and the share of a 512 KiB step at 400 Gb/s.
+#     communicator (and through each older API version; and a send and a receive with
+#     every state NCCL 2.28 reports): real and CPU time, median and min-max of REPS
+#     repetitions, and the share of a 512 KiB step at 400 Gb/s.
 #  2. perf stat over a fixed number of sequences: cycles, instructions, cache misses per
 #     sequence (hardware counters are often missing in VMs: then it says so and reports
 #     the software counters it has).
 #  3. callgrind: instructions per sequence (the difference of two fixed-count runs, so
-#     set-up is not counted): the repeatable figure.
+#     set-up is not counted), in all and in the plugin alone: the repeatable figure.
 #  4. NCCL's real event rate (a 10,240-rank job's proxy thread, 400 Gb/s of 512 KiB steps
 #     each way) with the snapshot writer every 100 ms, every 1 s, and idle, interleaved:
 #     the hot path's cost there, and the writer's own CPU share.
@@ -24,7 +25,7 @@ export AEGIS_CCL_DIR="$out/probe-ccl" AEGIS_CCL_SOCKET=
 rm -rf "$AEGIS_CCL_DIR"
 
 echo "-- 1. one sequence, Google Benchmark, $reps repetitions"
-AEGIS_CCL_INTERVAL_MS=1000 "$bin" --benchmark_repetitions="$reps" --benchmark_filter='BM_ProxyStepSequence(_v[1-4])?/' \
+AEGIS_CCL_INTERVAL_MS=1000 "$bin" --benchmark_repetitions="$reps" --benchmark_filter='BM_ProxyStep(Sequence(_v[1-4])?|NcclSend|NcclRecv)/' \
   --benchmark_out="$out/probe.json" --benchmark_out_format=json >/dev/null 2>"$out/probe-context.txt"
 grep -E "^(Run on|Load Average)" "$out/probe-context.txt" || true
 python3 - "$out/probe.json" <<'PY'
@@ -49,7 +50,7 @@ seqs=2000000
 echo "-- 2. perf stat, $seqs sequences, one thread"
 if command -v perf >/dev/null; then
   perf_out=$(AEGIS_PROBE_BENCH_SEQUENCES=$seqs perf stat -x, -e cycles,instructions,cache-misses,task-clock,context-switches \
-    "$bin" --benchmark_filter=BM_ProxyStepSequenceFixed 2>&1 >/dev/null || true)
+    "$bin" --benchmark_filter='^BM_ProxyStepSequenceFixed/' 2>&1 >/dev/null || true)
   python3 - "$seqs" "$perf_out" <<'PY'
 import sys
 n = int(sys.argv[1])
@@ -78,12 +79,23 @@ fi
 
 echo "-- 3. callgrind, instructions per sequence"
 if command -v valgrind >/dev/null; then
+  # Whole program, and the plugin's own functions (what NCCL's thread runs in the probe).
   ir() {
-    AEGIS_PROBE_BENCH_SEQUENCES=$1 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$1" \
-      "$bin" --benchmark_filter=BM_ProxyStepSequenceFixed 2>&1 >/dev/null | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+    AEGIS_PROBE_BENCH_SEQUENCES=$2 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$1.$2" \
+      "$bin" --benchmark_filter="^$1/" >/dev/null 2>&1
+    callgrind_annotate --threshold=100 "$out/callgrind.$1.$2" 2>/dev/null | awk '
+      /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
+      /libnccl-profiler-aegis\.so\]$/ { gsub(",", "", $1); plugin += $1 }
+      END { print total + 0, plugin + 0 }'
   }
-  a=$(ir 200000); b=$(ir 400000)
-  python3 -c "import sys; a,b=int(sys.argv[1]),int(sys.argv[2]); print(f'{(b-a)/200000:.1f} instructions per sequence (benchmark loop included; 400,000 vs 200,000 sequences)')" "$a" "$b"
+  for b in BM_ProxyStepSequenceFixed BM_ProxyStepNcclSendFixed BM_ProxyStepNcclRecvFixed BM_ProxyStepSequenceFixed_v1; do
+    python3 -c "
+import sys
+n, b = 200000, sys.argv[1]
+(a, pa), (c, pc) = [tuple(map(int, x.split())) for x in sys.argv[2:4]]
+print(f'{b}: {(c - a) / n:.1f} instructions per sequence, {(pc - pa) / n:.1f} of them in the plugin (400,000 vs 200,000 sequences)')
+" "$b" "$(ir "$b" 200000)" "$(ir "$b" 400000)"
+  done
 else
   echo "valgrind not installed: skipped"
 fi

@@ -96,8 +96,6 @@ double EpochOf(uint64_t mono_ns) { return static_cast<double>(mono_ns) * 1e-9 + 
 
 // ---- peers ----
 
-std::atomic<uint32_t> g_sample_epoch{0};
-
 PeerTable::PeerTable(int nranks) : limit_(nranks > 0 ? nranks : kMaxPeers) {
   // calloc: a large directory for an unknown rank count costs address space, not memory.
   blocks_ = static_cast<PeerSlot**>(std::calloc(static_cast<size_t>((limit_ + kBlockPeers - 1) / kBlockPeers),
@@ -111,16 +109,19 @@ PeerTable::~PeerTable() {
   std::free(blocks_);
 }
 
-PeerSlot* PeerTable::Get(int peer, int dir) {
-  if (peer < 0 || peer >= limit_) return nullptr;
-  PeerSlot*& entry = blocks_[peer / kBlockPeers];
-  PeerSlot* block = entry;  // the owner is the only writer: a plain read is current
-  if (!block) {
-    block = new (std::nothrow) PeerSlot[kBlockPeers * 2];
-    if (!block) return nullptr;
-    std::atomic_ref<PeerSlot*>(entry).store(block, std::memory_order_release);
+PeerSlot* PeerTable::NewBlock(unsigned b) {
+  auto* block = new (std::nothrow) PeerSlot[kBlockPeers * 2];
+  if (block) std::atomic_ref<PeerSlot*>(blocks_[b]).store(block, std::memory_order_release);
+  return block;
+}
+
+void PeerTable::RestartSampling() {
+  const int nblocks = (limit_ + kBlockPeers - 1) / kBlockPeers;
+  for (int b = 0; b < nblocks; ++b) {
+    PeerSlot* block = std::atomic_ref<PeerSlot*>(blocks_[b]).load(std::memory_order_acquire);
+    if (!block) continue;
+    for (int i = 0; i < kBlockPeers * 2; ++i) block[i].next_timed.store(0, std::memory_order_relaxed);
   }
-  return &block[(peer % kBlockPeers) * 2 + dir];
 }
 
 // ---- lanes ----
@@ -168,20 +169,26 @@ void Lane::ReadRecent(std::vector<RecentColl>* out) const {
 // ---- threads ----
 
 __thread ThreadState* t_thread __attribute__((tls_model("initial-exec"))) = nullptr;
-__thread uint64_t t_thread_id __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 pthread_key_t g_exit_key;
 
+// Runs on the thread itself. Its ops stop matching its token first: a thread that later
+// has the same control block address (or this one, with new lanes) is not their owner.
 void ReleaseLanes(ThreadState* t) {
-  for (Lane* lane : t->owned) lane->owner.store(&kOrphanLane, std::memory_order_release);
+  const uintptr_t token = ThreadToken();
+  for (Lane* lane : t->owned) {
+    lane->pool.ForEach([token](Event& e) {
+      if (e.owner.load(std::memory_order_relaxed) == token) e.owner.store(0, std::memory_order_relaxed);
+    });
+    lane->owner.store(&kOrphanLane, std::memory_order_release);
+  }
   delete t;
 }
 
 void OnThreadExit(void* state) {
   ReleaseLanes(static_cast<ThreadState*>(state));
   t_thread = nullptr;
-  t_thread_id = 0;
 }
 
 ThreadState* ThisThread() {
@@ -195,11 +202,8 @@ ThreadState* ThisThread() {
     delete t;
     return nullptr;
   }
-  static std::atomic<uint64_t> next_id{1};
-  t->id = next_id.fetch_add(1, std::memory_order_relaxed);
   if (key_ok) pthread_setspecific(g_exit_key, t);
   t_thread = t;
-  t_thread_id = t->id;
   return t;
 }
 }  // namespace
@@ -209,7 +213,6 @@ void ReleaseThreadLanes() {
   if (!t) return;
   pthread_setspecific(g_exit_key, nullptr);
   t_thread = nullptr;
-  t_thread_id = 0;
   ReleaseLanes(t);
 }
 
@@ -282,6 +285,10 @@ void CommState::LearnIdentity(uint64_t hash, const char* name, int rank) {
   info_.comm_name = name ? name : "";
   info_.rank = rank;
   identity_.store(2, std::memory_order_release);
+}
+
+void CommState::RestartSampling() {
+  for (Lane* lane = lanes_.load(std::memory_order_acquire); lane; lane = lane->next) lane->peers.RestartSampling();
 }
 
 uint64_t CommState::events_dropped() const {

@@ -11,7 +11,9 @@
 // Timing: one network request in kTimeEvery per (peer, direction), and the first after
 // each snapshot, is timed (two Ticks() reads); the others only count. recent_gbps is the
 // throughput of the last kRecentThroughput timed requests, last_post_ts / last_done_ts
-// those of the latest timed request.
+// those of the latest timed request. "Is this request timed" is one comparison: the
+// owner sets next_timed kTimeEvery requests ahead when it times one, the writer sets it
+// to 0 after each snapshot (RestartSampling).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -40,17 +42,17 @@ inline void OwnerMax(std::atomic<uint64_t>& a, uint64_t v) {
   if (v > a.load(std::memory_order_relaxed)) a.store(v, std::memory_order_release);
 }
 
-// A snapshot epoch, advanced by the writer at every snapshot: a (peer, direction) that
-// has not timed a request since the last snapshot times its next one.
-extern std::atomic<uint32_t> g_sample_epoch;
-
-struct PeerSlot {  // one (peer, direction) in one lane
+// One (peer, direction) in one lane. What a request updates (posted, completed, bytes,
+// next_timed) shares the first cache line.
+struct alignas(64) PeerSlot {
   std::atomic<uint64_t> posted{0}, completed{0}, bytes{0};
+  // `posted` of the next timed request: the owner moves it kTimeEvery ahead when it times
+  // one (only from the value it compared, so a reset is never lost); the writer sets it to
+  // 0 after each snapshot.
+  std::atomic<uint64_t> next_timed{0};
   std::atomic<uint64_t> last_post{0}, last_done{0};  // ticks of the latest timed request
   std::atomic<uint32_t> ring_version{0};             // odd while a ring entry is written
   uint32_t ring_next = 0;                            // owner only
-  uint64_t next_timed = 0;                           // owner only: `posted` of the next timed request
-  uint32_t epoch = 0;                                // owner only
   std::atomic<uint64_t> ring_bytes[kRecentThroughput]{};
   std::atomic<uint64_t> ring_span[kRecentThroughput]{};  // post to completion, ticks
   std::atomic<uint64_t> ring_done[kRecentThroughput]{};  // completion, ticks (orders lanes)
@@ -65,12 +67,21 @@ class PeerTable {
   PeerTable(const PeerTable&) = delete;
   PeerTable& operator=(const PeerTable&) = delete;
   // Owner only. nullptr for a peer out of range or when memory is short.
-  PeerSlot* Get(int peer, int dir);
+  PeerSlot* Get(int peer, int dir) {
+    const auto p = static_cast<unsigned>(peer);  // a negative peer is out of range too
+    if (p >= static_cast<unsigned>(limit_)) return nullptr;
+    PeerSlot* block = blocks_[p / kBlockPeers];  // the owner is the only writer: a plain read is current
+    if (!block) [[unlikely]] block = NewBlock(p / kBlockPeers);
+    return block ? &block[(p % kBlockPeers) * 2 + static_cast<unsigned>(dir)] : nullptr;
+  }
   // Any thread: f(peer, dir, slot) for every slot of an allocated block, in peer order.
   template <typename F>
   void ForEach(F&& f) const;
+  // Any thread: every slot times its next request.
+  void RestartSampling();
 
  private:
+  PeerSlot* NewBlock(unsigned b);
   PeerSlot** blocks_;  // calloc'd; entries published with release, read with acquire
   int limit_;
 };
@@ -117,10 +128,8 @@ class Lane {
   } recent_[kRecentColls];
 };
 
-// A thread's identity and its lanes: the token a lane's `owner` holds. `id` is never
-// reused (a ThreadState's address may be, after its thread exits).
+// A thread's lanes; a lane's `owner` holds its ThreadState.
 struct ThreadState {
-  uint64_t id = 0;
   struct Entry {
     const CommState* comm = nullptr;
     Lane* lane = nullptr;
@@ -129,7 +138,13 @@ struct ThreadState {
   std::vector<Lane*> owned;  // released for adoption when the thread exits
 };
 extern __thread ThreadState* t_thread __attribute__((tls_model("initial-exec")));
-extern __thread uint64_t t_thread_id __attribute__((tls_model("initial-exec")));  // 0: none yet
+
+// The calling thread's token, what a proxy op records as its owner (Event::owner): the
+// address of the thread's control block, read in one instruction (a thread-local
+// variable costs two in a shared library). Unique among live threads; a thread clears it
+// from the ops it started when it gives up its lanes (at exit, ReleaseThreadLanes), so
+// a later thread given the same address matches none of them.
+inline uintptr_t ThreadToken() { return reinterpret_cast<uintptr_t>(__builtin_thread_pointer()); }
 
 struct CommInfo {
   uint64_t comm_hash = 0;
@@ -163,6 +178,9 @@ class CommState {
   // One JSON line (docs/formats.md, CCL snapshots), without the trailing newline.
   std::string Snapshot(const std::string& host, int pid) const;
   uint64_t events_dropped() const;
+  // After a snapshot (the writer): every (peer, direction) times its next request, so
+  // that each snapshot has fresh timings.
+  void RestartSampling();
 
   std::atomic<bool> finalized{false};
   // p2p operations carry no sequence number: one per function, written by the launching

@@ -207,7 +207,7 @@ void* StartProxyOp(Context* ctx, void* parent, const abi::ProxyOpDescr& d, uint6
   e->slot = lane->peers.Get(d.peer, e->dir);
   if (!e->slot) e->slot = &lane->sink;
   e->bytes = bytes_per_step;
-  e->owner_id = t_thread_id;  // LaneHere() gave this thread its ThreadState
+  e->owner.store(ThreadToken(), std::memory_order_relaxed);  // the thread that owns `lane`
   e->stopped.store(false, std::memory_order_relaxed);
   // PXN: the op may belong to a collective of another process; its handle is not ours.
   if (d.pid == ctx->pid) AttachToColl(e, parent, true);
@@ -229,11 +229,22 @@ void* StartKernelCh(Context* ctx, void* parent, uint64_t ptimer, bool counts_cha
 
 // ---- proxy steps: the per-request path ----
 //
-// The fast path handles a step kept in its op's record (StepRec) by the thread that owns
-// the op's lane: plain loads and stores on that lane's counters, no call, no atomic
-// read-modify-write. Everything else (the first request of an epoch or every
-// kTimeEvery-th: timed; a step in a pool event; a step reported by another thread) goes
-// through the out-of-line functions below, which read the step through a Step view.
+// NCCL reports each network request as a step's start, its wait states and its stop, all
+// on the proxy thread that started the step's op. The fast path is a step kept in its
+// op's record (StepRec) and reported by the thread that started the op in its own lane:
+// the step's `type` says where its request is (StepState), so each call decides from that
+// byte, one comparison of the op's owner with ThreadToken() and, for a state, one range
+// check; it writes the step and its lane's counters with plain stores, calls nothing,
+// reads no clock. Everything else (a timed request, one in kTimeEvery; a step in a pool
+// event; a step reported by another thread; an op stopped before its steps) goes through
+// the out-of-line functions below, which read a step through a Step view and share one
+// logic.
+
+static_assert(abi::kProxyStepRecvWait == abi::kProxyStepSendWait + 1);
+static_assert(abi::kProxyStepRecvGPUWait == abi::kProxyStepRecvFlushWait + 1);
+// SendWait / RecvWait: the request is posted. RecvFlushWait / RecvGPUWait: it is done.
+bool IsPost(int state) { return static_cast<unsigned>(state) - unsigned{abi::kProxyStepSendWait} < 2u; }
+bool IsDone(int state) { return static_cast<unsigned>(state) - unsigned{abi::kProxyStepRecvFlushWait} < 2u; }
 
 struct Step {
   uint8_t& flags;
@@ -245,11 +256,22 @@ struct Step {
   uint8_t dir;
 };
 
-Step ViewOf(StepRec* r) {
-  Event* op = r->op;
-  return {r->flags, r->bytes, r->post_tick, op->lane, op->slot, op->peer, op->dir};
-}
 Step ViewOf(Event* e) { return {e->flags, e->bytes, e->post_tick, e->lane, e->slot, e->peer, e->dir}; }
+
+// A step kept in its op: its StepState as flags and back.
+uint8_t FlagsOf(uint8_t state) {
+  switch (state) {
+    case kStepPosted: return kPosted;
+    case kStepPostedTimed: return kPosted | kTimed;
+    case kStepDone: return kPosted | kDone;
+    default: return 0;
+  }
+}
+uint8_t StepStateOf(uint8_t flags) {
+  if (flags & kDone) return kStepDone;
+  if (flags & kPosted) return flags & kTimed ? kStepPostedTimed : kStepPosted;
+  return kStepStarted;
+}
 
 // The counters of the step's (peer, direction) in the calling thread's lane.
 PeerSlot* SlotHere(const Step& s) {
@@ -258,15 +280,11 @@ PeerSlot* SlotHere(const Step& s) {
   return lane ? lane->peers.Get(s.peer, s.dir) : nullptr;
 }
 
-bool IsPost(int state) { return state == abi::kProxyStepSendWait || state == abi::kProxyStepRecvWait; }
-bool IsDone(int state) { return state == abi::kProxyStepRecvFlushWait || state == abi::kProxyStepRecvGPUWait; }
-
 // Timing a request: its post time, then at completion its span into the ring.
-[[gnu::noinline]] void TimePost(PeerSlot* s, uint8_t& flags, uint64_t& post_tick, uint64_t posted) {
-  s->next_timed = posted + kTimeEvery;
-  s->epoch = g_sample_epoch.load(std::memory_order_relaxed);
+[[gnu::noinline]] void TimePost(PeerSlot* s, uint64_t& post_tick, uint64_t posted, uint64_t due) {
+  // From the value compared: if the writer has set 0 since, the next request is timed too.
+  s->next_timed.compare_exchange_strong(due, posted + kTimeEvery, std::memory_order_relaxed);
   post_tick = Ticks();
-  flags |= kTimed;
   s->last_post.store(post_tick, std::memory_order_release);
 }
 
@@ -284,51 +302,54 @@ bool IsDone(int state) { return state == abi::kProxyStepRecvFlushWait || state =
   s->last_done.store(t, std::memory_order_release);
 }
 
-// Counting, given the caller's own slot (never null). A repeated wait state is one request.
-[[gnu::always_inline]] inline void CountPost(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t& post_tick,
-                                             uint64_t size) {
+// Counting, given the caller's own slot (never null). A repeated wait state is one
+// request. sized: the state's size is the request's, even 0 (NCCL >= 2.27).
+void CountPost(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t& post_tick, uint64_t size, bool sized) {
   if (flags & kPosted) return;
   flags |= kPosted;
-  if (size) bytes = size;
+  if (size || sized) bytes = size;
   const uint64_t n = s->posted.load(std::memory_order_relaxed);
   s->posted.store(n + 1, std::memory_order_release);
-  if (n >= s->next_timed || s->epoch != g_sample_epoch.load(std::memory_order_relaxed)) [[unlikely]]
-    TimePost(s, flags, post_tick, n);
+  const uint64_t due = s->next_timed.load(std::memory_order_relaxed);
+  if (n >= due) {
+    TimePost(s, post_tick, n, due);
+    flags |= kTimed;
+  }
 }
 
-[[gnu::always_inline]] inline void CountDone(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t post_tick,
-                                             uint64_t size) {
+void CountDone(PeerSlot* s, uint8_t& flags, uint64_t& bytes, uint64_t post_tick, uint64_t size) {
   if ((flags & (kPosted | kDone)) != kPosted) return;
   flags |= kDone;
   if (size) bytes = size;
   OwnerAdd(s->bytes, bytes);
   OwnerAdd(s->completed, 1);
-  if (flags & kTimed) [[unlikely]]
-    TimeDone(s, bytes, post_tick);
+  if (flags & kTimed) TimeDone(s, bytes, post_tick);
 }
 
-void StepState(const Step& st, int state, uint64_t size) {
+void OnStepState(const Step& st, int state, uint64_t size, bool sized) {
   if (st.peer < 0) return;
   if (IsPost(state) && !(st.flags & kPosted)) {
-    if (PeerSlot* s = SlotHere(st)) CountPost(s, st.flags, st.bytes, st.post_tick, size);
+    if (PeerSlot* s = SlotHere(st)) CountPost(s, st.flags, st.bytes, st.post_tick, size, sized);
   } else if (IsDone(state) && (st.flags & (kPosted | kDone)) == kPosted) {
     if (PeerSlot* s = SlotHere(st)) CountDone(s, st.flags, st.bytes, st.post_tick, size);
   }
 }
 
-void StepStopped(const Step& st) {
+void OnStepStop(const Step& st) {
   if (st.peer < 0 || (st.flags & (kPosted | kDone)) != kPosted) return;
   if (PeerSlot* s = SlotHere(st)) CountDone(s, st.flags, st.bytes, st.post_tick, 0);  // a send completes at its stop
 }
 
 // A step in a pool event: the op's slot for this step is taken, or the op is not ours.
-[[gnu::noinline]] void* StartPoolStep(Context* ctx, HandleHead* parent) {
-  if (!ctx || ctx->state.finalized.load(std::memory_order_relaxed)) return nullptr;
+[[gnu::noinline]] abi::Result StartPoolStep(void* context, void** handle, HandleHead* parent) {
+  *handle = nullptr;
+  Context* ctx = Live(context);
+  if (!ctx) return abi::kSuccess;
   Event* op = parent && parent->type.load(std::memory_order_relaxed) == abi::kProxyOp ? static_cast<Event*>(parent)
                                                                                       : nullptr;
   Lane* lane;
   Event* e = Pop(ctx, &lane);
-  if (!e) return nullptr;
+  if (!e) return abi::kSuccess;
   e->flags = 0;
   e->parent = nullptr;
   if (op) {
@@ -343,36 +364,20 @@ void StepStopped(const Step& st) {
     e->bytes = 0;
   }
   e->type.store(abi::kProxyStep, std::memory_order_relaxed);
-  return Out(e);
-}
-
-[[gnu::always_inline]] inline void* StartProxyStep(Context* ctx, void* parent, int step) {
-  HandleHead* h = In(parent);
-  if (h && h->type.load(std::memory_order_relaxed) == abi::kProxyOp) [[likely]] {
-    auto* op = static_cast<Event*>(h);
-    StepRec& r = op->steps[static_cast<unsigned>(step) % kStepSlots];
-    const uint64_t me = t_thread_id;
-    if (op->owner_id == me && r.type.load(std::memory_order_relaxed) == 0) [[likely]] {
-      r.flags = 0;
-      r.owner_id = me;
-      r.slot = op->slot;
-      r.bytes = op->bytes;
-      r.type.store(kStepInOp, std::memory_order_relaxed);
-      return Out(&r);
-    }
-  }
-  return StartPoolStep(ctx, h);
+  *handle = Out(e);
+  return abi::kSuccess;
 }
 
 bool StepsAlive(const Event* op) {
-  for (const StepRec& r : op->steps)
-    if (r.type.load(std::memory_order_acquire) != 0) return true;
-  return false;
+  unsigned alive = 0;  // all eight read, no branch per step
+  for (const StepRec& r : op->steps) alive |= r.type.load(std::memory_order_acquire);
+  return alive != kStepFree;
 }
 
 // An op stopped while its steps were alive is recycled by whoever ends it last.
-[[gnu::noinline]] void ReleaseOpIfDone(Event* op) {
+[[gnu::noinline]] abi::Result ReleaseOpIfDone(Event* op) {
   if (!StepsAlive(op) && op->stopped.exchange(false, std::memory_order_acq_rel)) Release(op);
+  return abi::kSuccess;
 }
 
 void StopProxyOp(Event* e) {
@@ -381,15 +386,49 @@ void StopProxyOp(Event* e) {
     Release(e);
     return;
   }
+  // Its steps now take the slow path, which sees `stopped`.
+  e->owner.store(0, std::memory_order_relaxed);
   e->stopped.store(true, std::memory_order_seq_cst);
   ReleaseOpIfDone(e);  // a step that ended meanwhile may have missed `stopped`
 }
 
-// A step kept in its op, reported by a thread that does not own the op's lane (NCCL does
-// not do this): counted in the caller's own lane.
-[[gnu::noinline]] void StopStepInOpElsewhere(StepRec* r) {
-  StepStopped(ViewOf(r));
-  r->type.store(0, std::memory_order_release);
+[[gnu::always_inline]] inline abi::Result FreeStep(StepRec* r, Event* op) {
+  r->type.store(kStepFree, std::memory_order_release);
+  if (op->stopped.load(std::memory_order_relaxed)) [[unlikely]]
+    return ReleaseOpIfDone(op);
+  return abi::kSuccess;
+}
+
+// A step kept in its op that the fast path leaves: a timed request, or a caller that does
+// not own the op's lane (counted in the caller's own lane; NCCL does not do this).
+[[gnu::noinline]] void InOpStepState(StepRec* r, int state, uint64_t size, bool sized) {
+  Event* op = r->op;
+  uint8_t flags = FlagsOf(r->type.load(std::memory_order_relaxed));
+  OnStepState({flags, r->bytes, r->post_tick, op->lane, op->slot, op->peer, op->dir}, state, size, sized);
+  r->type.store(StepStateOf(flags), std::memory_order_relaxed);
+}
+
+[[gnu::noinline]] abi::Result InOpStepStopped(StepRec* r) {
+  Event* op = r->op;
+  uint8_t flags = FlagsOf(r->type.load(std::memory_order_relaxed));
+  OnStepStop({flags, r->bytes, r->post_tick, op->lane, op->slot, op->peer, op->dir});
+  return FreeStep(r, op);
+}
+
+// The owner's post and completion of a request it times (one in kTimeEvery, and the
+// first after each snapshot).
+[[gnu::noinline]] abi::Result PostTimed(StepRec* r, PeerSlot* s, uint64_t posted, uint64_t due) {
+  TimePost(s, r->post_tick, posted, due);
+  r->type.store(kStepPostedTimed, std::memory_order_relaxed);
+  return abi::kSuccess;
+}
+
+[[gnu::noinline]] abi::Result DoneTimed(StepRec* r, PeerSlot* s, uint8_t next) {
+  OwnerAdd(s->bytes, r->bytes);
+  OwnerAdd(s->completed, 1);
+  TimeDone(s, r->bytes, r->post_tick);
+  r->type.store(next, next == kStepFree ? std::memory_order_release : std::memory_order_relaxed);
+  return abi::kSuccess;
 }
 
 void KernelChDone(Event* e) {
@@ -409,43 +448,21 @@ void KernelChDone(Event* e) {
   DropCollRef(c);
 }
 
-// Everything but a step kept in its op and reported by its owner (rare: per op,
-// channel, collective, or a step that fell back to the pool or changed threads).
-[[gnu::noinline]] abi::Result RecordOther(HandleHead* h, int state, uint64_t word) {
-  if (!h) return abi::kSuccess;
-  switch (h->type.load(std::memory_order_relaxed)) {
-    case kStepInOp: StepState(ViewOf(static_cast<StepRec*>(h)), state, word); break;
-    case abi::kProxyStep: StepState(ViewOf(static_cast<Event*>(h)), state, word); break;
-    case abi::kKernelCh:
-      if (state == abi::kKernelChStop) static_cast<Event*>(h)->ch_end = word;
-      break;
-    default: break;
-  }
+// Every state the fast path does not take (h is not null). word: the state argument's
+// first word, a step's size (transSize, NCCL >= 2.27) or a kernel channel's end timer
+// (pTimer, KernelChStop); 0 when NCCL gives none. Proxy-op states carry nothing counted.
+[[gnu::noinline]] abi::Result RecordOther(HandleHead* h, int state, uint64_t word, bool sized) {
+  const uint8_t type = h->type.load(std::memory_order_relaxed);
+  if (IsStepInOp(type)) InOpStepState(static_cast<StepRec*>(h), state, word, sized);
+  else if (type == abi::kProxyStep) OnStepState(ViewOf(static_cast<Event*>(h)), state, word, sized);
+  else if (type == abi::kKernelCh && state == abi::kKernelChStop) static_cast<Event*>(h)->ch_end = word;
   return abi::kSuccess;
 }
 
-// word: the state argument's first word, a step's size (transSize, NCCL >= 2.27) or a
-// kernel channel's end timer (pTimer, KernelChStop); 0 when NCCL gives none.
-[[gnu::always_inline]] inline abi::Result RecordState(void* handle, int state, uint64_t word) {
-  HandleHead* h = In(handle);
-  if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
-    auto* r = static_cast<StepRec*>(h);
-    if (r->owner_id == t_thread_id) [[likely]] {
-      if (IsPost(state)) CountPost(r->slot, r->flags, r->bytes, r->post_tick, word);
-      else if (IsDone(state)) CountDone(r->slot, r->flags, r->bytes, r->post_tick, word);
-      return abi::kSuccess;
-    }
-  }
-  return RecordOther(h, state, word);
-}
-
+// Every stop the fast path does not take (h is not null).
 [[gnu::noinline]] abi::Result StopOther(HandleHead* h) {
-  if (!h) return abi::kSuccess;
   const uint8_t type = h->type.load(std::memory_order_relaxed);
-  if (type == kStepInOp) {
-    StopStepInOpElsewhere(static_cast<StepRec*>(h));
-    return abi::kSuccess;
-  }
+  if (IsStepInOp(type)) return InOpStepStopped(static_cast<StepRec*>(h));
   // Any other live handle is an Event; 0 is a record stopped twice (or the group's).
   if (type != abi::kColl && type != abi::kProxyOp && type != abi::kProxyStep && type != abi::kKernelCh)
     return abi::kSuccess;
@@ -453,25 +470,119 @@ void KernelChDone(Event* e) {
   switch (type) {
     case abi::kColl: DropCollRef(e); return abi::kSuccess;  // "enqueued", not done
     case abi::kProxyOp: StopProxyOp(e); return abi::kSuccess;
-    case abi::kProxyStep: StepStopped(ViewOf(e)); break;
+    case abi::kProxyStep: OnStepStop(ViewOf(e)); break;
     default: KernelChDone(e); break;
   }
   Release(e);
   return abi::kSuccess;
 }
 
-abi::Result Stop(void* handle) {
+// ---- the three calls NCCL makes per request ----
+//
+// Each handles a step kept in its op and reported by the op's owner inline, as a leaf;
+// what it does not take it hands to one out-of-line function by a tail call. The owner
+// check, `op->owner == ThreadToken()`, also says that the op is live and not stopped.
+
+// startEvent, every version. kOpBytes (NCCL < 2.27): states give a step no size, so it
+// counts its op's chunk size.
+template <typename Descr, bool kOpBytes, abi::Result (*Other)(void*, void**, Descr*)>
+abi::Result Start(void* context, void** handle, Descr* d) {
+  if (d && handle && d->type == abi::kProxyStep) [[likely]] {
+    HandleHead* h = In(d->parentObj);
+    // Only a live op of this thread has this owner (a StepRec holds a heap pointer there).
+    if (h && static_cast<Event*>(h)->owner.load(std::memory_order_relaxed) == ThreadToken()) [[likely]] {
+      auto* op = static_cast<Event*>(h);
+      // op->steps[step % kStepSlots], as a byte offset (a shift and a mask).
+      const uintptr_t at = (static_cast<uintptr_t>(static_cast<unsigned>(d->proxyStep.step)) * sizeof(StepRec)) &
+                           ((kStepSlots - 1) * sizeof(StepRec));
+      auto* r = reinterpret_cast<StepRec*>(reinterpret_cast<char*>(op->steps) + at);
+      if (r->type.load(std::memory_order_acquire) == kStepFree) [[likely]] {
+        if constexpr (kOpBytes) r->bytes = op->bytes;
+        r->type.store(kStepStarted, std::memory_order_relaxed);
+        *handle = Out(r);
+        return abi::kSuccess;
+      }
+    }
+    return StartPoolStep(context, handle, h);
+  }
+  return Other(context, handle, d);
+}
+
+// recordEventState, every version. kSized (NCCL >= 2.27): a step's state carries its
+// size (transSize); before, no argument that we count.
+template <bool kSized, typename Args>
+uint64_t WordOf(const Args* args) {
+  if constexpr (kSized) return args ? args->proxyStep.transSize : 0;  // transSize or pTimer: one word
+  else return 0;
+}
+
+template <bool kSized, typename Args>
+abi::Result Record(void* handle, int state, Args* args) {
   HandleHead* h = In(handle);
-  if (h && h->type.load(std::memory_order_relaxed) == kStepInOp) [[likely]] {
-    auto* r = static_cast<StepRec*>(h);
-    if (r->owner_id == t_thread_id) [[likely]] {
-      // A send completes at its stop; a recv without flush too.
-      CountDone(r->slot, r->flags, r->bytes, r->post_tick, 0);
-      r->type.store(0, std::memory_order_release);
-      if (r->op->stopped.load(std::memory_order_relaxed)) [[unlikely]]
-        ReleaseOpIfDone(r->op);
+  if (!h) [[unlikely]] return abi::kSuccess;
+  const uint8_t type = h->type.load(std::memory_order_relaxed);
+  auto* r = static_cast<StepRec*>(h);
+  if (type == kStepStarted) [[likely]] {
+    if (!IsPost(state)) return abi::kSuccess;  // a wait before the post (GPU, peer): nothing to count
+    Event* op = r->op;
+    // NCCL >= 2.27 always gives a step's state its arguments; without, the slow path.
+    if (op->owner.load(std::memory_order_relaxed) == ThreadToken() && (!kSized || args)) [[likely]] {
+      if constexpr (kSized) r->bytes = args->proxyStep.transSize;
+      PeerSlot* s = op->slot;
+      const uint64_t n = s->posted.load(std::memory_order_relaxed);
+      s->posted.store(n + 1, std::memory_order_release);
+      const uint64_t due = s->next_timed.load(std::memory_order_relaxed);
+      if (n >= due) [[unlikely]]
+        return PostTimed(r, s, n, due);
+      r->type.store(kStepPosted, std::memory_order_relaxed);
       return abi::kSuccess;
     }
+  } else if ((type | 1) == kStepPostedTimed) {  // posted, timed or not
+    if (!IsDone(state)) return abi::kSuccess;   // a repeated wait state is one request
+    Event* op = r->op;
+    if (op->owner.load(std::memory_order_relaxed) == ThreadToken()) [[likely]] {
+      // A receive, flushed or in GPU memory.
+      if constexpr (kSized) {
+        if (const uint64_t size = WordOf<kSized>(args)) r->bytes = size;
+      }
+      PeerSlot* s = op->slot;
+      if (type == kStepPostedTimed) [[unlikely]]
+        return DoneTimed(r, s, kStepDone);
+      OwnerAdd(s->bytes, r->bytes);
+      OwnerAdd(s->completed, 1);
+      r->type.store(kStepDone, std::memory_order_relaxed);
+      return abi::kSuccess;
+    }
+  } else if (type == kStepDone || type == abi::kProxyOp) {  // an op's states carry nothing we count
+    return abi::kSuccess;
+  }
+  return RecordOther(h, state, WordOf<kSized>(args), kSized);
+}
+
+// stopEvent, every version.
+abi::Result Stop(void* handle) {
+  HandleHead* h = In(handle);
+  if (!h) [[unlikely]] return abi::kSuccess;
+  const uint8_t type = h->type.load(std::memory_order_relaxed);
+  auto* r = static_cast<StepRec*>(h);
+  if (type == kStepPosted) [[likely]] {  // a send (or a receive with no done state) completes at its stop
+    Event* op = r->op;
+    if (op->owner.load(std::memory_order_relaxed) == ThreadToken()) [[likely]] {
+      PeerSlot* s = op->slot;
+      OwnerAdd(s->bytes, r->bytes);
+      OwnerAdd(s->completed, 1);
+      r->type.store(kStepFree, std::memory_order_release);
+      return abi::kSuccess;
+    }
+  } else if (static_cast<uint8_t>(type - kStepStarted) < 2) {  // done at a state, or never posted
+    if (r->op->owner.load(std::memory_order_relaxed) == ThreadToken()) [[likely]] {
+      r->type.store(kStepFree, std::memory_order_release);
+      return abi::kSuccess;
+    }
+  } else if (type == kStepPostedTimed) {
+    Event* op = r->op;
+    if (op->owner.load(std::memory_order_relaxed) == ThreadToken()) [[likely]]
+      return DoneTimed(r, op->slot, kStepFree);
   }
   return StopOther(h);
 }
@@ -482,16 +593,6 @@ abi::Result Finalize(void* context) {
   Writer::Get().Finalize(&ctx->state);
   // The context stays allocated: late proxy events may still name it. They are ignored.
   return abi::kSuccess;
-}
-
-// Every version's startEvent: a proxy step first, the rest out of line.
-template <typename Descr, abi::Result (*Other)(void*, void**, Descr*)>
-abi::Result StartFast(void* context, void** handle, Descr* d) {
-  if (d && handle && d->type == abi::kProxyStep) [[likely]] {
-    *handle = StartProxyStep(static_cast<Context*>(context), d->parentObj, d->proxyStep.step);
-    return abi::kSuccess;
-  }
-  return Other(context, handle, d);
 }
 
 // ---- v5 (NCCL 2.28) ----
@@ -517,10 +618,6 @@ abi::Result InitV5(void** context, uint64_t comm_id, int* mask, const char* name
     default: break;
   }
   return abi::kSuccess;
-}
-
-abi::Result RecordV45(void* handle, int state, abi::EventStateArgs* args) {
-  return RecordState(handle, state, args ? args->proxyStep.transSize : 0);  // transSize or pTimer: one word
 }
 
 // ---- v4 (NCCL 2.27) ----
@@ -617,27 +714,27 @@ template <typename Descr>
   return abi::kSuccess;
 }
 
-// Proxy-step states carry no arguments before NCCL 2.27; proxy-op states carry the op's
-// bytes so far, which the step count already covers.
-abi::Result RecordV1(void* handle, int state, abi::EventStateArgs_v1*) { return RecordState(handle, state, 0); }
-
 }  // namespace
 }  // namespace aegis::probe
 
 extern "C" {
-__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v5 ncclProfiler_v5 = {
-    "aegis", aegis::probe::InitV5, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v5, aegis::probe::StartV5Other>, aegis::probe::Stop, aegis::probe::RecordV45,
-    aegis::probe::Finalize};
-__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v4 ncclProfiler_v4 = {
-    "aegis", aegis::probe::InitV4, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v4, aegis::probe::StartV4Other>, aegis::probe::Stop, aegis::probe::RecordV45,
-    aegis::probe::Finalize};
-__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v3 ncclProfiler_v3 = {
-    "aegis", aegis::probe::InitOld<3>, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v3, aegis::probe::StartV23Other<aegis::probe::abi::EventDescr_v3>>, aegis::probe::Stop,
-    aegis::probe::RecordV1, aegis::probe::Finalize};
-__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v2 ncclProfiler_v2 = {
-    "aegis", aegis::probe::InitOld<2>, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v2, aegis::probe::StartV23Other<aegis::probe::abi::EventDescr_v2>>, aegis::probe::Stop,
-    aegis::probe::RecordV1, aegis::probe::Finalize};
-__attribute__((visibility("default"))) aegis::probe::abi::Profiler_v1 ncclProfiler_v1 = {
-    "aegis", aegis::probe::InitOld<1>, aegis::probe::StartFast<aegis::probe::abi::EventDescr_v1, aegis::probe::StartV1Other>, aegis::probe::Stop, aegis::probe::RecordV1,
-    aegis::probe::Finalize};
+namespace probe = aegis::probe;
+namespace abi = aegis::probe::abi;
+// Proxy-step states carry no arguments before NCCL 2.27 (proxy-op states carry the op's
+// bytes so far, which the step count already covers).
+__attribute__((visibility("default"))) abi::Profiler_v5 ncclProfiler_v5 = {
+    "aegis", probe::InitV5, probe::Start<abi::EventDescr_v5, false, probe::StartV5Other>, probe::Stop,
+    probe::Record<true, abi::EventStateArgs>, probe::Finalize};
+__attribute__((visibility("default"))) abi::Profiler_v4 ncclProfiler_v4 = {
+    "aegis", probe::InitV4, probe::Start<abi::EventDescr_v4, false, probe::StartV4Other>, probe::Stop,
+    probe::Record<true, abi::EventStateArgs>, probe::Finalize};
+__attribute__((visibility("default"))) abi::Profiler_v3 ncclProfiler_v3 = {
+    "aegis", probe::InitOld<3>, probe::Start<abi::EventDescr_v3, true, probe::StartV23Other<abi::EventDescr_v3>>,
+    probe::Stop, probe::Record<false, abi::EventStateArgs_v1>, probe::Finalize};
+__attribute__((visibility("default"))) abi::Profiler_v2 ncclProfiler_v2 = {
+    "aegis", probe::InitOld<2>, probe::Start<abi::EventDescr_v2, true, probe::StartV23Other<abi::EventDescr_v2>>,
+    probe::Stop, probe::Record<false, abi::EventStateArgs_v1>, probe::Finalize};
+__attribute__((visibility("default"))) abi::Profiler_v1 ncclProfiler_v1 = {
+    "aegis", probe::InitOld<1>, probe::Start<abi::EventDescr_v1, true, probe::StartV1Other>, probe::Stop,
+    probe::Record<false, abi::EventStateArgs_v1>, probe::Finalize};
 }

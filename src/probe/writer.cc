@@ -124,7 +124,10 @@ struct Writer::Impl {
   void WriteAll(const std::string& host) {
     const int pid = static_cast<int>(::getpid());
     for (CommState* c : comms)
-      if (!c->finalized.load() && c->identity_known()) Emit(c->Snapshot(host, pid));
+      if (!c->finalized.load() && c->identity_known()) {
+        Emit(c->Snapshot(host, pid));
+        c->RestartSampling();  // every (peer, direction) times its next request
+      }
     Flush();
   }
 };
@@ -176,8 +179,6 @@ void Writer::Register(CommState* comm) {
       }
       std::lock_guard<std::mutex> lock(impl_->mu);
       impl_->WriteAll(host_);
-      // Each (peer, direction) times its next request: every snapshot has fresh timings.
-      g_sample_epoch.fetch_add(1, std::memory_order_relaxed);
     }
   });
   ::pthread_setname_np(impl_->thread.native_handle(), "aegis-ccl");  // for top, perf and bench/probe_bench.cc

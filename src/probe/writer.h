@@ -8,8 +8,8 @@
 // node agent reads. NCCL's threads never wait on it; a missing directory, a full disk
 // or no listener degrade to one warning through NCCL's logger. A communicator whose
 // identity NCCL has not given yet (NCCL < 2.27, before its first collective) is skipped.
-// The thread is named "aegis-ccl"; each snapshot starts a new sampling epoch, so that
-// every (peer, direction) times its next request (comm_state.h).
+// The thread is named "aegis-ccl"; after each snapshot every (peer, direction) times its
+// next request (CommState::RestartSampling, comm_state.h).
 #pragma once
 #include <string>
 

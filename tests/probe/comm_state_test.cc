@@ -1,6 +1,8 @@
 // CommState: the snapshot line keeps format v1 byte for byte (docs/formats.md; the engine
 // reads it), lanes of several threads add up, a lane left by an exited thread is taken
-// over, and a communicator whose rank count NCCL does not give takes any peer.
+// over (and its ops no longer name that thread as their owner), a communicator whose rank
+// count NCCL does not give takes any peer, and every slot times its next request after a
+// snapshot.
 #include "probe/comm_state.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +116,45 @@ TEST_F(CommStateTest, LiveThreadsGetLanesOfTheirOwn) {
   Lane* third = nullptr;
   std::thread([&] { third = c.LaneHere(); }).join();
   EXPECT_EQ(third, other);  // the exited thread's lane was taken over
+}
+
+// A thread that gives its lanes up (at exit) clears its token from the ops it started: a
+// later thread with the same control block address must not count into them directly.
+TEST_F(CommStateTest, GivingLanesUpDisownsTheThreadsOps) {
+  CommState& c = Make(8);
+  Event* live = nullptr;
+  Event* other = nullptr;
+  std::thread([&] {
+    Lane* lane = c.LaneHere();
+    live = lane->pool.Pop(lane);
+    other = lane->pool.Pop(lane);
+    ASSERT_NE(live, nullptr);
+    live->owner.store(ThreadToken());
+    other->owner.store(ThreadToken() + 64);  // not this thread's: left alone
+    EXPECT_EQ(live->owner.load(), ThreadToken());
+  }).join();
+  EXPECT_EQ(live->owner.load(), 0u);
+  EXPECT_NE(other->owner.load(), 0u);
+
+  Lane* lane = c.LaneHere();
+  Event* mine = lane->pool.Pop(lane);
+  mine->owner.store(ThreadToken());
+  ReleaseThreadLanes();  // the same thread, as at its exit
+  EXPECT_EQ(mine->owner.load(), 0u);
+}
+
+TEST_F(CommStateTest, EverySlotTimesItsNextRequestAfterASnapshot) {
+  CommState& c = Make(200);
+  Lane* lane = c.LaneHere();
+  PeerSlot* near = lane->peers.Get(1, 0);
+  PeerSlot* far = lane->peers.Get(150, 1);  // another block
+  near->next_timed.store(kTimeEvery);
+  far->next_timed.store(5 * kTimeEvery);
+  std::thread([&] { c.LaneHere()->peers.Get(2, 0)->next_timed.store(kTimeEvery); }).join();  // another lane
+  c.RestartSampling();
+  EXPECT_EQ(near->next_timed.load(), 0u);
+  EXPECT_EQ(far->next_timed.load(), 0u);
+  std::thread([&] { EXPECT_EQ(c.LaneHere()->peers.Get(2, 0)->next_timed.load(), 0u); }).join();
 }
 
 TEST_F(CommStateTest, UnknownRankCountTakesAnyPeer) {

@@ -1,5 +1,6 @@
 // EventPool: owner pops and pushes, records handed back by other threads, growth by
-// blocks up to the cap, and what a record carries from its block.
+// blocks up to the cap, what a record carries from its block, and where a step's fast
+// path finds what it reads.
 #include "probe/event_pool.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,44 @@ TEST(EventPool, GrowsByBlocksUpToItsCap) {
   EXPECT_EQ(pool.exhausted(), 1u);
   EXPECT_EQ(pool.Pop(nullptr), nullptr);
   EXPECT_EQ(pool.exhausted(), 2u);
+}
+
+TEST(EventPool, ARecycledRecordIsNoOnesOp) {
+  EventPool pool(10);
+  Event* e = pool.Pop(nullptr);
+  e->type.store(8);
+  e->owner.store(0x1234);
+  pool.PushLocal(e);
+  EXPECT_EQ(e->owner.load(), 0u);
+  e = pool.Pop(nullptr);
+  e->owner.store(0x1234);
+  std::thread([&] { pool.PushRemote(e); }).join();
+  EXPECT_EQ(e->owner.load(), 0u);
+}
+
+TEST(EventPool, VisitsEveryRecordAllocated) {
+  EventPool pool(EventPool::kBlock + 10);
+  std::set<Event*> popped;
+  for (uint32_t i = 0; i < EventPool::kBlock + 10; ++i) popped.insert(pool.Pop(nullptr));
+  std::set<Event*> seen;
+  pool.ForEach([&](Event& e) { seen.insert(&e); });
+  EXPECT_EQ(seen, popped);
+}
+
+// What a step's start, states and stop read of its op is in the op's first cache line;
+// a step is 32 bytes, two to a line, and its slot is a mask of the step number.
+TEST(EventPool, AStepsFastPathReadsOneLineOfItsOp) {
+  EventPool pool(10);
+  Event* e = pool.Pop(nullptr);
+  auto offset = [e](const void* field) { return reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(e); };
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(e) % 64, 0u);
+  EXPECT_LT(offset(&e->owner), 64);
+  EXPECT_LT(offset(&e->slot), 64);
+  EXPECT_LT(offset(&e->bytes), 64);
+  EXPECT_LT(offset(&e->type), 64);
+  EXPECT_EQ(offset(&e->steps[0]) % 64, 0);
+  EXPECT_EQ(sizeof(StepRec), 32u);
+  EXPECT_EQ(offset(&e->steps[3]) - offset(&e->steps[0]), 3 * 32);
 }
 
 TEST(EventPool, RecordsKnowTheirLaneAndStepsTheirOp) {

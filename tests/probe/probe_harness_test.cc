@@ -545,6 +545,64 @@ TEST_F(Probe, StepsOutOfTheOrdinary) {
   EXPECT_EQ(send["bytes"], 70);
 }
 
+// The same requests reported across threads: a receive completed by another thread, a
+// step started by a thread that does not own its op, a request in flight when its op's
+// thread exits (the next thread, perhaps at the same address, ends it). Each counts once.
+TEST_F(Probe, StepsReportedByOtherThreadsCountOnce) {
+  auto comm = nccl_->InitComm(0xccccull, "dp", 2, 1);
+  void* ctx = comm[0].ctx;
+  auto op_to_peer_1 = [&](bool send) {
+    abi::EventDescr_v5 o{};
+    o.type = abi::kProxyOp;
+    o.proxyOp.pid = getpid();
+    o.proxyOp.peer = 1;
+    o.proxyOp.isSend = send;
+    return nccl_->Start(ctx, o);
+  };
+  auto step = [&](void* op, int s) {
+    abi::EventDescr_v5 st{};
+    st.type = abi::kProxyStep;
+    st.parentObj = op;
+    st.proxyStep.step = s;
+    return nccl_->Start(ctx, st);
+  };
+  void* recv = op_to_peer_1(false);
+  void* a = step(recv, 0);
+  nccl_->Record(a, abi::kProxyStepRecvWait, 100);
+  std::thread([&] { nccl_->Record(a, abi::kProxyStepRecvGPUWait, 100); }).join();  // done elsewhere
+  nccl_->Stop(a);
+  void* b = nullptr;
+  std::thread([&] {
+    b = step(recv, 1);  // not the op's thread
+    nccl_->Record(b, abi::kProxyStepRecvWait, 200);
+  }).join();
+  nccl_->Record(b, abi::kProxyStepRecvFlushWait, 200);
+  nccl_->Record(b, abi::kProxyStepRecvGPUWait, 200);  // the same request: counted once
+  nccl_->Stop(b);
+  void* send = nullptr;
+  void* c = nullptr;
+  std::thread([&] {
+    send = op_to_peer_1(true);
+    c = step(send, 0);
+    nccl_->Record(c, abi::kProxyStepSendWait, 400);
+  }).join();
+  std::thread([&] {
+    nccl_->Stop(c);
+    nccl_->Stop(send);
+  }).join();
+  nccl_->Stop(recv);
+  nccl_->Finalize(comm[0]);
+  nccl_->Finalize(comm[1]);
+  json r = Net(Records(0xccccull)[0], 1, "recv");
+  EXPECT_EQ(r["posted"], 2);
+  EXPECT_EQ(r["completed"], 2);
+  EXPECT_EQ(r["bytes"], 300);
+  json s = Net(Records(0xccccull)[0], 1, "send");
+  EXPECT_EQ(s["posted"], 1);
+  EXPECT_EQ(s["completed"], 1);
+  EXPECT_EQ(s["bytes"], 400);
+}
+
 }  // namespace
 }  // namespace aegis
 
