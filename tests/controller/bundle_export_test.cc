@@ -81,7 +81,8 @@ TEST_P(Export, DiagnoseReachesTheIncidentsVerdict) {
 INSTANTIATE_TEST_SUITE_P(Scenarios, Export,
                          ::testing::Values(std::pair{"xid79", "failed"}, std::pair{"user_exception", "failed"},
                                            std::pair{"nic_down", "failed"}, std::pair{"config_mismatch", "failed"},
-                                           std::pair{"compute_hang", ""}, std::pair{"ecn_surge", "slow"}));
+                                           std::pair{"compute_hang", ""}, std::pair{"ecn_surge", "slow"}),
+                         [](const auto& info) { return std::string(info.param.first); });
 
 TEST(ExportRedacted, KeepsOnlyWhatRulesMatched) {
   TestController c;

@@ -64,7 +64,8 @@ TEST_P(FailedJob, DecidedOnceWithTheRightVerdict) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, FailedJob,
-                         ::testing::Values("xid79", "user_exception", "nic_down", "config_mismatch", "pair"));
+                         ::testing::Values("xid79", "user_exception", "nic_down", "config_mismatch", "pair"),
+                         [](const auto& info) { return std::string(info.param); });
 
 TEST(Decisions, WaitsForTheAgentsThenDecidesAtOnce) {
   ControllerOptions o = TestController::Defaults();
