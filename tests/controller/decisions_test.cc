@@ -5,7 +5,11 @@
 
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "controller/iso_time.h"
+#include "logs/scanner.h"
+#include "sources/event_wire.h"
 #include "test_controller.h"
 
 namespace aegis::controller::test {
@@ -269,6 +273,46 @@ TEST(Decisions, ANextJobOnTheSameHostsIsDecidedOnItsOwnEvents) {
   json inc = WaitDecided(c, end.Json()["incident"]);
   ASSERT_FALSE(inc.is_null());
   EXPECT_EQ(Decisive(inc["verdict"]), Decisive(second.expected)) << inc["verdict"].dump(2);
+}
+
+}  // namespace
+}  // namespace aegis::controller::test
+
+namespace aegis::controller::test {
+namespace {
+
+TEST(Decisions, ALowConfidenceIsolationIsHeldForAPerson) {
+  TestController c;  // no share limit
+  gen::Bundle b = Generate("xid79", 3, 8);
+  ASSERT_EQ(c.Put("/api/v1/topology", TopologyText(b)).status, 200);
+  ASSERT_EQ(c.Post("/api/v1/jobs", RunningJobText(b)).status, 201);
+  // One rank reports one failed completion from one peer: a single reporter of a single
+  // edge, weak evidence against the pair.
+  const std::string peer_ip = b.N(5).nic_ip[2];
+  const std::string line = fmt::format(
+      "{} {}:41000:41010 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer {}<51234> with "
+      "status=12 opcode=0 len=0 vendor err 129",
+      gen::IsoTime(b.c.fail + 5), b.N(1).host, peer_ip);
+  Scanner scanner(ShippedMatcher(), ScanOptions{});
+  std::vector<LogEvent> events;
+  scanner.ScanText(line + "\n", [&](LogEvent&& ev) { events.push_back(std::move(ev)); });
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_EQ(events[0].line_class, LineClass::kDist);
+  json ev = LogEventToWire({b.N(1).host, SourceKind::kTrain, "nodes/" + b.N(1).host + "/train.log", events[0]});
+  ev["id"] = "dist-1";
+  HttpReply r = c.Post("/api/v1/events", json{{"node", b.N(1).host}, {"agent", "a"}, {"events", {ev}}}.dump());
+  ASSERT_EQ(r.Json()["accepted"], 1) << r.body;
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  json inc = WaitDecided(c, end.Json()["incident"]);
+  ASSERT_FALSE(inc.is_null());
+  ASSERT_EQ(inc["verdict"]["action"], "isolate") << inc["verdict"].dump(2);
+  ASSERT_EQ(inc["verdict"]["confidence"]["level"], "low") << inc["verdict"].dump(2);
+  EXPECT_TRUE(inc["actions"].empty());
+  for (const auto& entry : inc["verdict"]["isolate"]) {
+    json h = c.Get("/api/v1/hosts/" + entry["host"].get<std::string>()).Json();
+    EXPECT_EQ(h["state"], "held");
+    EXPECT_NE(h["reason"].get<std::string>().find("confidence is low"), std::string::npos) << h.dump();
+  }
 }
 
 }  // namespace
