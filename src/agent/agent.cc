@@ -78,9 +78,9 @@ Status ValidateConfig(AgentConfig* c) {
   ControllerUrl url;
   if (Status s = ParseControllerUrl(c->controller, &url); !s.ok()) return Status::InvalidArgument("--controller: " + s.message());
   if (c->node.empty()) return Status::InvalidArgument("--node is required (this node's name, as the topology names it)");
-  for (char ch : c->node)
-    if (ch == ':' || ch == '/' || static_cast<unsigned char>(ch) < 0x21 || ch == 0x7f)
-      return Status::InvalidArgument("--node: a node name cannot hold ':', '/', blanks or control characters");
+  // The node name starts every event id: the characters ids may hold, but ':'.
+  if (IdPart(c->node) != c->node)
+    return Status::InvalidArgument("--node: a node name is at most 64 letters, digits or . _ - @ + =");
   if (c->state_dir.empty()) return Status::InvalidArgument("--state-dir cannot be empty");
   if (!IsOff(c->metrics_listen)) {
     std::string host;
@@ -302,6 +302,8 @@ Status Agent::Start() {
     return h;
   });
   if (Status s = I.sender->Init(); !s.ok()) return s;
+  covered_at_.store(I.started_at);
+  I.sender->set_coverage([this] { return covered_at_.load(); });
   I.sender->Start();
   Log("started for node " + node + " (instance " + instance_ + "), shipping to " + config_.controller +
       (config_.token.empty() ? " without a token" : " with a bearer token"));
@@ -315,6 +317,9 @@ void Agent::Run() {
   double next_poll = now, next_glob = now, next_sample = now, next_metric_flush = now + c.metric_flush_s;
   double next_facts = now, next_ccl = now + c.ccl_flush_s, next_state = now + c.state_s;
   bool more = false, blocked = false;
+  // A line read at time r is queued by r + this at the latest: its file's idle flush (or
+  // the kernel source's, 1 s) one poll later, or the CCL coalescer's next flush.
+  const double hold_s = std::max(c.idle_flush_s, 1.0) + c.poll_s + c.ccl_flush_s;
 
   auto facts = [&] {
     nlohmann::json f;
@@ -393,6 +398,7 @@ void Agent::Run() {
     if (stop_.load()) break;
     now = SteadyNow();
     const double epoch = NowEpoch();
+    const double covered_now = epoch - hold_s;  // holds once this iteration's events are queued
     if (reload_.exchange(false)) {
       if (Status s = I.rules->Reload(); s.ok()) {
         counters_.Add(counters_.rule_reloads_ok);
@@ -458,6 +464,7 @@ void Agent::Run() {
       blocked = true;
       continue;
     }
+    if (covered_now > covered_at_.load()) covered_at_.store(covered_now);
     if (persist_due) {
       next_state = now + c.state_s;
       save_states();

@@ -95,6 +95,7 @@ class Agent {
   int metrics_port_ = 0;
   int wake_fd_ = -1;
   std::atomic<bool> stop_{false};
+  std::atomic<double> covered_at_{0};  // epoch: every line read before it is queued (heartbeats)
   std::atomic<bool> reload_{false};
   std::unique_ptr<Impl> impl_;
 };

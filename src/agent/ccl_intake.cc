@@ -97,7 +97,7 @@ void CclCoalescer::Flush(EventOutput* out) {
     std::string ev;
     ev.reserve(e.raw.size() + 256);
     ev += "{\"id\":";
-    ev += Quoted(node_ + ":ccl:" + key.first + ":" + std::to_string(key.second) + ":" + ts);
+    ev += Quoted(node_ + ":ccl:" + IdPart(key.first) + ":" + std::to_string(key.second) + ":" + ts);
     ev += ",\"type\":\"ccl\",\"node\":";
     ev += Quoted(node_);
     ev += ",\"file\":";

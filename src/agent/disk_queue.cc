@@ -398,6 +398,11 @@ void DiskQueue::Wake() {
   cv_.notify_all();
 }
 
+uint64_t DiskQueue::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return QueuedRecordsLocked();
+}
+
 uint64_t DiskQueue::QueuedRecordsLocked() const { return total_records_ - acked_in_front_; }
 
 DiskQueueStats DiskQueue::stats() const {

@@ -73,6 +73,7 @@ class DiskQueue {
   void Wake();
 
   DiskQueueStats stats() const;
+  uint64_t queued() const;  // records not yet acknowledged (cheap)
 
  private:
   struct Segment {

@@ -35,6 +35,12 @@ class EventOutput {
   std::vector<EventType> types_;
 };
 
+// A piece of an event id taken from outside input (a communicator, a device name): kept
+// when it uses only the characters ids may hold (letters, digits, . _ - @ + =) and is
+// short, else replaced by "h" and a hash of it, so that the controller never rejects an
+// id and the same input always gives the same id.
+std::string IdPart(std::string_view s);
+
 // The "log" event: LogEventToWire's fields plus the id.
 std::string LogEventJson(const std::string& id, const std::string& node, SourceKind source, const std::string& file,
                          LogEvent&& event);

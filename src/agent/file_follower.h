@@ -48,7 +48,7 @@ using ConsumerFactory = std::function<std::unique_ptr<FollowConsumer>(const std:
 struct FollowOptions {
   double idle_s = 1.0;         // Idle() after this long without new bytes
   double rotate_wait_s = 5.0;  // a renamed-away file is read until idle this long
-  size_t read_budget = 4u << 20;  // bytes per file per poll; more makes Poll say so
+  size_t read_budget = 1u << 20;  // bytes per file per poll (bounds the events of one loop turn)
 };
 
 class FileFollower {

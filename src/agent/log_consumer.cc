@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/fs_util.h"
+
 namespace aegis::agent {
 
 std::string LogEventJson(const std::string& id, const std::string& node, SourceKind source, const std::string& file,
@@ -15,6 +17,17 @@ std::string LogEventJson(const std::string& id, const std::string& node, SourceK
   j["id"] = id;
   // Log text may hold any bytes; the wire form is valid UTF-8 whatever they were.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string IdPart(std::string_view s) {
+  bool ok = !s.empty() && s.size() <= 64;
+  for (unsigned char c : s)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                c == '-' || c == '@' || c == '+' || c == '=');
+  if (ok) return std::string(s);
+  std::string hashed = Hex64(Fnv1a64(s));
+  hashed.insert(hashed.begin(), 'h');
+  return hashed;
 }
 
 namespace {

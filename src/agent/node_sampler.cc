@@ -35,7 +35,7 @@ void NodeSampler::Flush(EventOutput* out) {
     char t0[32];
     std::snprintf(t0, sizeof t0, "%.3f", s.t.front());
     nlohmann::json ev;
-    ev["id"] = node_ + ":metric:" + key.first + ":" + key.second + ":" + t0;
+    ev["id"] = node_ + ":metric:" + IdPart(key.first) + ":" + IdPart(key.second) + ":" + t0;
     ev["type"] = "metric";
     ev["node"] = node_;
     ev["metric"] = key.first;

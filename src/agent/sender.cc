@@ -145,25 +145,30 @@ double Sender::Backoff() {
   return base * jitter(rng);
 }
 
-std::string Sender::HeartbeatJson(double now) {
+std::string Sender::HeartbeatJson(double at) {
+  // The id from the clock when it is made (unique per instance); `at` may stand still.
+  static std::atomic<uint64_t> serial{0};
   nlohmann::json hb;
-  hb["id"] = options_.node + ":heartbeat:" + options_.agent_id + ":" + std::to_string(static_cast<uint64_t>(now * 1000));
+  hb["id"] = options_.node + ":heartbeat:" + options_.agent_id + ":" +
+             std::to_string(static_cast<uint64_t>(NowEpoch() * 1000)) + "." + std::to_string(serial++);
   hb["type"] = "heartbeat";
   hb["node"] = options_.node;
-  hb["at"] = now;
+  hb["at"] = at;
   hb["agent"] = health_ ? health_() : nlohmann::json::object();
   return hb.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 double Sender::RunOnce() {
   const double now = SteadyNow();
-  const bool heartbeat = options_.heartbeat_s > 0 && now >= next_heartbeat_;
+  bool heartbeat = options_.heartbeat_s > 0 && now >= next_heartbeat_;
   const std::string envelope = "{\"node\":" + Quoted(options_.node) + ",\"agent\":" + Quoted(options_.agent_id) +
                                ",\"events\":[";
-  const std::string hb = heartbeat ? HeartbeatJson(NowEpoch()) : std::string();
+  // Coverage first, then the batch: what was queued before `at` is in it or was sent.
+  const std::string hb = heartbeat ? HeartbeatJson(coverage_ ? coverage_() : NowEpoch()) : std::string();
   const size_t overhead = envelope.size() + hb.size() + 8 + limit_;  // brackets and commas
   std::vector<QueuedRecord> recs;
   queue_->Peek(limit_, options_.max_body_bytes > overhead ? options_.max_body_bytes - overhead : 1, &recs);
+  if (heartbeat && queue_->queued() > recs.size()) heartbeat = false;  // not with a backlog behind
   if (recs.empty() && !heartbeat) return -1;
 
   std::string body = envelope;

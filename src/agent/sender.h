@@ -12,8 +12,12 @@
 //   other 4xx    logged (the batch or the API does not fit), retried with backoff; never
 //                dropped: losing data silently is worse than a growing, visible queue
 //   refused, timeouts, 5xx  retried with exponential backoff (0.5 s doubling to 30 s, +-20%)
-// A heartbeat rides along every `heartbeat_s` (alone when nothing is queued); heartbeats
-// are not queued: a late one is worthless. The token is never logged.
+// A heartbeat rides along every `heartbeat_s` (alone when nothing is queued), but only
+// with a batch that empties the queue: its `at` promises the controller that every event
+// the agent read before `at` was sent in this batch or an earlier one, so `at` is the
+// loop's coverage time (set_coverage: every line read before it is queued), read before
+// the batch was taken from the queue. Heartbeats are not queued: a late one is worthless.
+// The token is never logged.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -75,6 +79,9 @@ class Sender {
   // Stops after the request in flight (bounded by the timeouts).
   void Stop();
 
+  // Epoch time before which everything read is queued (default: now).
+  void set_coverage(std::function<double()> coverage) { coverage_ = std::move(coverage); }
+
   // One round: sends one batch (and a heartbeat when due); returns how long to wait
   // before the next round (0: at once). Exposed so that tests can drive it step by step.
   double RunOnce();
@@ -83,13 +90,14 @@ class Sender {
   enum class Answer { kOk, kTooLarge, kBackpressure, kAuth, kRefused, kRetry };
   void Loop();
   double Backoff();
-  std::string HeartbeatJson(double now);
+  std::string HeartbeatJson(double at);
   void ReadToken();
 
   SenderOptions options_;
   DiskQueue* queue_;
   AgentCounters* counters_;
   HealthFn health_;
+  std::function<double()> coverage_;
   ControllerUrl url_;
   std::unique_ptr<httplib::Client> client_;
   std::string path_;

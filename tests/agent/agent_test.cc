@@ -163,7 +163,7 @@ TEST(Agent, RestartsResumeWithoutLossOrDuplicates) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   EXPECT_EQ(ctl.of_type("log").size(), 3u);
-  EXPECT_EQ(ctl.duplicates(), 0u);
+  EXPECT_EQ(ctl.duplicates(), 0u) << ctl.duplicate_ids()[0];
   std::set<uint64_t> lines;
   for (auto& e : ctl.of_type("log")) lines.insert(e["line"].get<uint64_t>());
   EXPECT_EQ(lines.size(), 3u);  // one train.log numbering across files and restarts

@@ -274,6 +274,28 @@ TEST(Sender, HeartbeatsRideAlongAndGoAloneWhenIdle) {
   EXPECT_EQ(q->stats().records, 0u);  // heartbeats are never queued
 }
 
+TEST(Sender, AHeartbeatGoesOnlyWithTheBatchThatEmptiesTheQueue) {
+  ScratchDir d;
+  FakeController ctl;
+  auto q = OpenQueue(d.path());
+  ASSERT_TRUE(q->Append(Events(12)).ok());
+  AgentCounters counters;
+  SenderOptions o = Options(ctl.url());
+  o.heartbeat_s = 0.001;
+  o.max_events = 5;
+  Sender s(o, q.get(), &counters, nullptr);
+  s.set_coverage([] { return 1764497000.5; });
+  ASSERT_TRUE(s.Init().ok());
+  ASSERT_EQ(s.RunOnce(), 0);
+  ASSERT_EQ(s.RunOnce(), 0);
+  EXPECT_TRUE(ctl.of_type("heartbeat").empty());  // 2 events still behind: no promise yet
+  ASSERT_EQ(s.RunOnce(), 0);
+  auto hb = ctl.of_type("heartbeat");
+  ASSERT_EQ(hb.size(), 1u);
+  EXPECT_EQ(hb[0]["at"], 1764497000.5);  // the loop's coverage, not the clock
+  EXPECT_EQ(ctl.of_type("log").size(), 12u);
+}
+
 TEST(Sender, StopsPromptlyWhileBackingOff) {
   ScratchDir d;
   auto q = OpenQueue(d.path());

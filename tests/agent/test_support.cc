@@ -89,6 +89,7 @@ FakeController::FakeController(int port) {
       } else {
         ++dups;
         ++duplicates_;
+        duplicate_ids_.push_back(e["id"].get<std::string>());
       }
     }
     res.set_content(nlohmann::json{{"accepted", accepted}, {"duplicates", dups}, {"rejected", rejected}}.dump(),
@@ -145,6 +146,11 @@ size_t FakeController::requests() const {
 size_t FakeController::duplicates() const {
   std::lock_guard<std::mutex> lock(mu_);
   return duplicates_;
+}
+
+std::vector<std::string> FakeController::duplicate_ids() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return duplicate_ids_;
 }
 
 std::vector<size_t> FakeController::batch_sizes() const {

@@ -59,6 +59,7 @@ class FakeController {
   std::vector<nlohmann::json> of_type(const std::string& type) const;
   size_t requests() const;
   size_t duplicates() const;
+  std::vector<std::string> duplicate_ids() const;
   std::vector<size_t> batch_sizes() const;
   std::vector<std::string> authorizations() const;
   // Waits until `pred` holds (checked every 20 ms) or `seconds` pass.
@@ -76,6 +77,7 @@ class FakeController {
   std::vector<nlohmann::json> events_;
   size_t requests_ = 0, duplicates_ = 0;
   std::vector<size_t> batch_sizes_;
+  std::vector<std::string> duplicate_ids_;
   std::vector<std::string> authorizations_;
 };
 
