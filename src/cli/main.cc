@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "bundle/bundle_reader.h"
 #include "cli/agent_cmd.h"
 #include "cli/commands.h"
 #include "cli/controller_cmd.h"
@@ -33,7 +32,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
 
   aegis::DiagnoseArgs d;
-  auto* diagnose = app.add_subcommand("diagnose", "diagnose an incident bundle (spec/bundle.md)");
+  auto* diagnose = app.add_subcommand("diagnose", "diagnose an incident bundle (docs/formats.md)");
   diagnose->add_option("bundle", d.bundle, "bundle directory")->required();
   diagnose->add_flag("--json", d.json, "print the verdict as one JSON object");
   diagnose->add_option("--threads", d.threads, "scanning threads (default: one per core)");
@@ -45,7 +44,7 @@ int main(int argc, char** argv) {
   diagnose->add_flag("--classic-outliers", d.classic_outliers, "mean / standard deviation instead of median / MAD");
 
   aegis::ClassifyArgs c;
-  auto* classify = app.add_subcommand("classify", "classify log lines (spec/classify.md)");
+  auto* classify = app.add_subcommand("classify", "classify log lines (docs/formats.md)");
   classify->add_option("files", c.files, "log files (default: standard input)");
   classify->add_flag("--json", c.json, "one JSON object per input line");
 

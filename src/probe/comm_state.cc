@@ -415,7 +415,7 @@ std::string CommState::Snapshot(const std::string& host, int pid) const {
   const size_t skip = recent.size() > static_cast<size_t>(kRecentColls) ? recent.size() - kRecentColls : 0;
   for (size_t i = skip; i < recent.size(); ++i) {
     const RecentColl& r = recent[i];
-    Append(out, "%s{\"func\": \"%s\", \"seq\": %llu, \"bytes\": %llu, \"start_ts\": %.6f, \"td_us\": %.1f}",
+    Append(out, "%s{\"func\": \"%s\", \"seq\": %llu, \"bytes\": %llu, \"start_ts\": %.6f, \"td_us\": %.3f}",
            i > skip ? ", " : "", kFuncs[r.func], static_cast<unsigned long long>(r.seq),
            static_cast<unsigned long long>(r.bytes), EpochOf(r.start_ns), r.td_us);
   }
