@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # make bench: the performance figures quoted in the README.
 #  1. Log scanning throughput on one core (Google Benchmark, bench/scan_bench.cc).
-#  2. A generated 1,250-host x 8-GPU bundle (>= 1 GB of logs): `aegis diagnose` wall time
-#     against `cat` of the same files (page cache warm, medians of 5), and its peak memory.
+#  2. The CCL probe's cost per proxy-step sequence, 1 / 2 / 4 threads (scripts/bench-probe.sh).
+#  3. A generated 1,250-host x 8-GPU bundle (>= 1 GB of logs): `aegis diagnose` wall time
+#     against `cat` and ripgrep on the same files, interleaved (medians and ranges), and
+#     its peak memory.
+#  4. CCL analysis of 10,000 GPUs; 5. metric analysis of 1,250 hosts.
+#  6. The controller with 1,250 simulated agents: ingest rate, verdict latency, re-deciding
+#     a live 1,250-host incident.  7. The node agent at steady state: CPU share and RSS.
+#  8. The store's append rate: SQLite (FULL, NORMAL) and PostgreSQL (a server of its own).
 set -euo pipefail
 build=${1:-build}
 out="$build/bench"
@@ -105,3 +111,13 @@ PY
 
 echo "== 5. metric analysis: 1,250 hosts x 25 metrics, 8 series per host, 10 minutes at 15 s"
 "$build/aegis_metrics_bench" --benchmark_out="$out/metrics.json" --benchmark_out_format=json | grep -E "^BM_" || true
+
+echo "== 6. controller: 1,250 simulated agents over HTTP"
+"$build/aegis_controller_bench"
+
+echo "== 7. node agent at steady state (${AGENT_BENCH_SECONDS:-60} s)"
+"$build/aegis_agent_bench" "${AGENT_BENCH_SECONDS:-60}" 20
+
+echo "== 8. store: events appended per second"
+"$build/tests/store/store_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/store.json" --benchmark_out_format=json | grep -E "median|^BM_" || true

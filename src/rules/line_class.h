@@ -1,4 +1,4 @@
-// The role a log line plays in Algorithm 1 (spec/classify.md), shared by the rule
+// The role a log line plays in Algorithm 1 (docs/formats.md, "Line classification"), shared by the rule
 // catalogue and the Xid / SXid catalogues. Names are spelt in catalog.cc only.
 #pragma once
 #include <string_view>

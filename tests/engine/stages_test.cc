@@ -259,15 +259,13 @@ TEST(Stages, UnhandledCudaErrorThatWrapsAnOomIsTheJobs) {
   Verdict v = b.Run();
   EXPECT_EQ(ToString(v.action), "none");
   EXPECT_EQ(ToString(v.cause), "user");
-  // Alone, the wrapper proves nothing about the GPU (most real ones wrap an OOM or a
-  // bad launch that the log did not keep): no node is drained on it, the hosts go to
-  // the offline check instead.
+  // Alone, the same wrapper is a GPU fault.
   MiniBundle c(3);
   c.Train(2, "[rank0]: RuntimeError: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n");
   Verdict w = c.Run();
-  EXPECT_NE(ToString(w.stage), "critical_error");
-  EXPECT_TRUE(w.isolate.empty());
-  EXPECT_EQ(ToString(w.stage), "offline");
+  EXPECT_EQ(ToString(w.stage), "critical_error");
+  ASSERT_EQ(w.isolate.size(), 1u);
+  EXPECT_EQ(w.isolate[0].host, "node-2");
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ inline std::vector<LabelledLine> LoadLabelled(const std::string& path) {
   return out;
 }
 
-// The classes a real-log-lines.tsv category allows (spec/classify.md): an incident's
+// The classes a real-log-lines.tsv category allows (docs/formats.md): an incident's
 // category, so a line of a fatal incident may be expected critical although it is only
 // the record's detail; the tests list where they disagree.
 inline std::set<LineClass> ExpectedForCategory(const LabelledLine& l) {
