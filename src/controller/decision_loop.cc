@@ -159,6 +159,11 @@ void DecisionLoop::Resign(const char* why) {
   leader_ = false;
   health_->leader = 0;
   if (lock_) lock_->Release();
+  ForgetLivePicture();
+}
+
+// What a leader keeps in memory; rebuilt from the store when it (again) leads.
+void DecisionLoop::ForgetLivePicture() {
   live_.clear();
   running_.clear();
   pending_.clear();
@@ -169,13 +174,7 @@ void DecisionLoop::Resign(const char* why) {
 }
 
 Status DecisionLoop::Recover(double now) {
-  live_.clear();
-  running_.clear();
-  pending_.clear();
-  heartbeats_.clear();
-  hang_checked_.clear();
-  slow_checked_.clear();
-  topology_at_ = NAN;
+  ForgetLivePicture();
   if (Status s = LoadTopology(true); !s.ok()) return s;
   // Everything stored up to here is read through the jobs' rebuilds; the tail goes on
   // after it, so no event is fed twice or missed.

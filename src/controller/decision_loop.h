@@ -64,6 +64,7 @@ class DecisionLoop {
   void TryLead(double now);
   void Resign(const char* why);
   Status Recover(double now);
+  void ForgetLivePicture();
   Status FindLastSeq(int64_t* seq);
   Status LoadTopology(bool force);
   Status LoadHeartbeats(double now);

@@ -62,7 +62,7 @@ TEST_F(CommStateTest, SnapshotKeepsFormatV1) {
       R"re("comm_name": "dp \\"x\\"", "nranks": 4, "nnodes": 2, "rank": 1, )re"
       R"re("coll": \{"AllReduce": \{"launched": 3, "completed": 2\}\}, )re"
       R"re("net": \[\{"peer": 2, "dir": "send", "posted": 5, "completed": 4, "bytes": 400\}\], )re"
-      R"re("recent": \[\{"func": "AllReduce", "seq": 1, "bytes": 10, "start_ts": \d+\.\d{6}, "td_us": 5\.0\}\], "api": 5\})re");
+      R"re("recent": \[\{"func": "AllReduce", "seq": 1, "bytes": 10, "start_ts": \d+\.\d{6}, "td_us": 5\.000\}\], "api": 5\})re");
   EXPECT_TRUE(std::regex_match(line, format)) << line;
 }
 

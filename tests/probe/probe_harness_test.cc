@@ -100,7 +100,7 @@ TEST_F(Probe, HealthyRunCountsEverything) {
     EXPECT_EQ(rec["net"].size(), 2u);
     ASSERT_EQ(rec["recent"].size(), 32u);  // K most recent
     EXPECT_EQ(rec["recent"].back()["seq"], iters - 1);
-    EXPECT_DOUBLE_EQ(rec["recent"].back()["td_us"].get<double>(), 5.0);  // GPU timer span
+    EXPECT_NEAR(rec["recent"].back()["td_us"].get<double>(), 5.0, 0.01);  // GPU timer span (channels start 1 ns apart)
     EXPECT_EQ(rec["api"], 5);
   }
 }
@@ -327,7 +327,7 @@ TEST_P(ProbeEveryVersion, HealthyRunCountsEverything) {
       EXPECT_GT(n_["last_done_ts"].get<double>(), n_["last_post_ts"].get<double>() - 1) << dir;
     }
     ASSERT_EQ(rec["recent"].size(), static_cast<size_t>(iters));
-    if (api >= 4) EXPECT_DOUBLE_EQ(rec["recent"].back()["td_us"].get<double>(), 5.0);  // GPU timer span
+    if (api >= 4) EXPECT_NEAR(rec["recent"].back()["td_us"].get<double>(), 5.0, 0.01);  // GPU timer span (channels start 1 ns apart)
     else EXPECT_GE(rec["recent"].back()["td_us"].get<double>(), 0);  // host-side: from launch to the last proxy op
   }
 }
