@@ -36,14 +36,6 @@ const std::map<std::string, std::pair<LineClass, std::string>> kDisagreements = 
      {LineClass::kHint,
       "NCCL's async-event reader failing is the follow-on of the catastrophic error line before it, which is "
       "critical; alone it does not prove the NIC bad (corpus fw-nc230b and k-n230-b are labelled hint)."}},
-    {"vllm6732",
-     {LineClass::kHint,
-      "'unhandled cuda error' wraps whatever CUDA error NCCL saw (out of memory, an illegal access, ECC); the wrapped "
-      "error decides, and the wrapper alone must not drain a node (corpus fw-cuad9a and fw-nc1653c are hints)."}},
-    {"nccl1935",
-     {LineClass::kHint,
-      "CUDA error 999 (unknown) also comes from WSL and driver mismatches; the kernel's Xid decides whether the GPU "
-      "failed (corpus fw-nc1653a, Cuda failure 999, is labelled hint)."}},
     {"nccl1936b",
      {LineClass::kHint,
       "'NET/IB : No device found' is the silent fall-back to sockets that the start-up check reports on hosts with "
