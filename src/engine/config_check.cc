@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "common/text.h"
 #include "engine/nccl_startup_check.h"
@@ -16,22 +18,17 @@ namespace aegis {
 
 namespace {
 
-// Keys of `facts` matching `pattern`, where '*' stands for one dotted segment.
-std::vector<std::string> MatchingKeys(const Facts& facts, const std::string& pattern) {
-  std::vector<std::string> out;
-  if (pattern.find('*') == std::string::npos) {
-    if (facts.count(pattern)) out.push_back(pattern);
-    return out;
+// Whether dotted `key` matches `pattern`, where '*' stands for one whole segment. No
+// allocation: it runs for every fact of every host on each decision of a live incident.
+bool KeyMatches(std::string_view key, std::string_view pattern) {
+  while (true) {
+    const size_t kdot = key.find('.'), pdot = pattern.find('.');
+    const std::string_view kseg = key.substr(0, kdot), pseg = pattern.substr(0, pdot);
+    if (pseg != "*" && pseg != kseg) return false;
+    if (kdot == std::string_view::npos || pdot == std::string_view::npos) return kdot == pdot;
+    key.remove_prefix(kdot + 1);
+    pattern.remove_prefix(pdot + 1);
   }
-  auto want = Split(pattern, '.');
-  for (const auto& [key, value] : facts) {
-    auto have = Split(key, '.');
-    if (have.size() != want.size()) continue;
-    bool ok = true;
-    for (size_t i = 0; i < want.size() && ok; ++i) ok = want[i] == "*" || want[i] == have[i];
-    if (ok) out.push_back(key);
-  }
-  return out;
 }
 
 bool Allowed(const ConfigCheck& c, const std::string& value) {
@@ -54,32 +51,45 @@ std::string ExpectedText(const ConfigCheck& c) {
 
 }  // namespace
 
+// A job host that has facts. The checklist runs on every decision of a live incident of
+// thousands of hosts: hosts and keys are looked up once, values compared as views.
+struct HostFacts {
+  const std::string* host;
+  const Facts* facts;
+};
+
 static std::vector<ConfigFinding> RunChecklist(const Incident& inc, const Catalog& catalog) {
   std::vector<ConfigFinding> out;
   // An expectation no host meets is a property of the whole cluster (a site that runs
   // without persistence mode, say), not what broke this job: it is reported only when
   // nothing more specific is found.
   std::vector<ConfigFinding> everywhere;
-  std::vector<std::string> hosts;
+  std::vector<HostFacts> hosts;
+  std::set<std::string_view> all_keys;  // every key any job host reports
   for (const auto& h : inc.job.hosts)
-    if (inc.facts.count(h)) hosts.push_back(h);
+    if (auto it = inc.facts.find(h); it != inc.facts.end()) {
+      hosts.push_back({&h, &it->second});
+      for (const auto& kv : it->second) all_keys.insert(kv.first);
+    }
   if (hosts.empty()) return out;
   for (const ConfigCheck& c : catalog.config_checks()) {
     // Concrete keys this check covers on any host (nic.*.mtu -> nic.mlx5_0.mtu, ...).
-    std::vector<std::string> keys;
-    for (const auto& h : hosts)
-      for (const auto& k : MatchingKeys(inc.facts.at(h), c.key))
-        if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-    for (const auto& key : keys) {
+    std::vector<std::string_view> keys;
+    const bool wildcard = c.key.find('*') != std::string::npos;
+    for (std::string_view k : all_keys)
+      if (wildcard ? KeyMatches(k, c.key) : k == c.key) keys.push_back(k);
+    for (std::string_view key_view : keys) {
+      const std::string key(key_view);
+      // The value of `key` on each host that reports it.
+      std::vector<std::pair<const HostFacts*, std::string_view>> values;
+      for (const auto& h : hosts)
+        if (auto it = h.facts->find(key); it != h.facts->end()) values.push_back({&h, it->second});
+      const size_t with_value = values.size();
       if (c.kind == "expect") {
         std::vector<ConfigFinding> bad;
-        size_t with_value = 0;
-        for (const auto& h : hosts) {
-          auto it = inc.facts.at(h).find(key);
-          if (it == inc.facts.at(h).end()) continue;
-          ++with_value;
-          if (!Allowed(c, it->second)) bad.push_back({h, key, it->second, ExpectedText(c), c.id, c.reason, 0, 0});
-        }
+        for (const auto& [h, value] : values)
+          if (!Allowed(c, std::string(value)))
+            bad.push_back({*h->host, key, std::string(value), ExpectedText(c), c.id, c.reason, 0, 0});
         for (auto& f : bad) {
           f.hosts_compared = with_value;
           f.hosts_differing = bad.size();
@@ -89,28 +99,24 @@ static std::vector<ConfigFinding> RunChecklist(const Incident& inc, const Catalo
         continue;
       }
       // agree: the majority value is the expected one; needs a strict majority.
-      std::map<std::string, std::vector<std::string>> hosts_by_value;
-      size_t with_value = 0;
-      for (const auto& h : hosts) {
-        auto it = inc.facts.at(h).find(key);
-        if (it == inc.facts.at(h).end()) continue;
-        hosts_by_value[std::string(Trim(it->second))].push_back(h);
-        ++with_value;
-      }
+      std::map<std::string_view, std::vector<const std::string*>> hosts_by_value;
+      for (const auto& [h, value] : values) hosts_by_value[Trim(value)].push_back(h->host);
       if (hosts_by_value.size() < 2) continue;
       auto majority = std::max_element(hosts_by_value.begin(), hosts_by_value.end(),
                                        [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
       if (majority->second.size() * 2 <= with_value) {
         // No majority (e.g. two hosts that disagree): every host is suspect.
         for (const auto& [value, hs] : hosts_by_value)
-          for (const auto& h : hs)
-            out.push_back({h, key, value, "the same value on every host", c.id, c.reason, with_value, with_value});
+          for (const std::string* h : hs)
+            out.push_back({*h, key, std::string(value), "the same value on every host", c.id, c.reason, with_value,
+                           with_value});
         continue;
       }
       const size_t odd = with_value - majority->second.size();
       for (const auto& [value, hs] : hosts_by_value)
         if (value != majority->first)
-          for (const auto& h : hs) out.push_back({h, key, value, majority->first, c.id, c.reason, with_value, odd});
+          for (const std::string* h : hs)
+            out.push_back({*h, key, std::string(value), std::string(majority->first), c.id, c.reason, with_value, odd});
     }
   }
   return out.empty() ? everywhere : out;

@@ -1,5 +1,7 @@
 #include "match/matcher.h"
 
+#include "match/database_cache.h"
+
 #include <hs/hs.h>
 #include <re2/re2.h>
 
@@ -48,16 +50,22 @@ Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
     ids.push_back(static_cast<unsigned>(i));
   }
   for (const auto& p : patterns) ptrs.push_back(p.c_str());
-  hs_compile_error_t* err = nullptr;
-  if (hs_compile_multi(ptrs.data(), flags.data(), ids.data(), static_cast<unsigned>(ptrs.size()), HS_MODE_BLOCK,
-                       nullptr, &db_, &err) != HS_SUCCESS) {
-    std::string msg = err && err->message ? err->message : "unknown error";
-    std::string where = "scanner";
-    if (err && err->expression >= 0 && static_cast<size_t>(err->expression) < rules.size())
-      where = rules[static_cast<size_t>(err->expression)].source + " (rule '" +
-              rules[static_cast<size_t>(err->expression)].id + "')";
-    hs_free_compile_error(err);
-    throw CatalogError(where + ": " + msg);
+  // A rule set compiled before (by this or another process) is loaded instead.
+  const std::string key = DatabaseKey(patterns, flags, ids, HS_MODE_BLOCK);
+  db_ = LoadCachedDatabase(key);
+  if (!db_) {
+    hs_compile_error_t* err = nullptr;
+    if (hs_compile_multi(ptrs.data(), flags.data(), ids.data(), static_cast<unsigned>(ptrs.size()), HS_MODE_BLOCK,
+                         nullptr, &db_, &err) != HS_SUCCESS) {
+      std::string msg = err && err->message ? err->message : "unknown error";
+      std::string where = "scanner";
+      if (err && err->expression >= 0 && static_cast<size_t>(err->expression) < rules.size())
+        where = rules[static_cast<size_t>(err->expression)].source + " (rule '" +
+                rules[static_cast<size_t>(err->expression)].id + "')";
+      hs_free_compile_error(err);
+      throw CatalogError(where + ": " + msg);
+    }
+    StoreCachedDatabase(key, db_);
   }
   if (hs_alloc_scratch(db_, &proto_scratch_) != HS_SUCCESS) throw CatalogError("scanner: cannot allocate scratch");
 }
