@@ -384,10 +384,16 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
     }
     std::string pci = ToLower(ev.Field("pci"));
     if (rule.inherit) {
+      // A detail line takes the class of the report it belongs to; without one (the
+      // report's own line unknown or not kept), the rule's own class, if it has one.
       auto it = st.last_by_device.find(pci);
-      if (pci.empty() || it == st.last_by_device.end() || line_no - it->second.first > kInheritWindow) continue;
-      ev.line_class = it->second.second.line_class;
-      ev.component = it->second.second.component;
+      const bool has_report = !pci.empty() && it != st.last_by_device.end() && line_no - it->second.first <= kInheritWindow;
+      if (has_report) {
+        ev.line_class = it->second.second.line_class;
+        ev.component = it->second.second.component;
+      } else if (rule.line_class == LineClass::kNone) {
+        continue;
+      }
     }
     if (rule.fold_traceback) ev.traceback_line = TracebackHeader(buf, at.begin, line_no, prefix.rank, options_);
     if (!pci.empty()) st.last_by_device[pci] = {line_no, ev};

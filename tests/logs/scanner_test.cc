@@ -72,11 +72,12 @@ TEST(Scanner, AerDetailInheritsItsReportClass) {
       "[1.1] pcieport 0000:00:02.0:    [12] Replay Timer Timeout\n"
       "[2.0] pcieport 0000:00:02.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer\n"
       "[2.1] pcieport 0000:00:02.0:    [ 5] Surprise Down Error    (First)\n"
-      "[3.0] pcieport 0000:00:09.0:    [ 5] Surprise Down Error    (First)\n";  // no report: dropped
+      "[3.0] pcieport 0000:00:09.0:    [ 5] Surprise Down Error    (First)\n";  // no report: a hint alone
   auto ev = Scan(text);
-  ASSERT_EQ(ev.size(), 4u);
+  ASSERT_EQ(ev.size(), 5u);
   EXPECT_EQ(ev[1].line_class, LineClass::kHint);
   EXPECT_EQ(ev[3].line_class, LineClass::kCritical);
+  EXPECT_EQ(ev[4].line_class, LineClass::kHint);  // never critical without the fatal report
 }
 
 TEST(Scanner, TracebackFoldsToItsHeaderPerRank) {
