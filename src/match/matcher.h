@@ -4,7 +4,8 @@
 // approximated). Only those few candidate lines are then confirmed with RE2 on the
 // message (prefixes stripped), which also extracts the named fields. Noise lines cost
 // one pass of the scanner and nothing else.
-// A Matcher is immutable and shared by all threads; each thread owns a Scratch.
+// A Matcher is immutable and shared by all threads; each thread owns a Scratch. The
+// compiled database is kept on disk between processes (match/database_cache.h).
 #pragma once
 #include <cstdint>
 #include <memory>
