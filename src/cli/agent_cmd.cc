@@ -1,5 +1,6 @@
 #include "cli/agent_cmd.h"
 
+
 #include <signal.h>
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "agent/agent.h"
 
 namespace aegis {
@@ -88,31 +90,16 @@ void DescribeAgentCommand(CLI::App& app) {
 }
 
 int RunAgentCommand(int argc, char** argv) {
-  // The first word that is not an option (or --rules' value) names the command.
-  int at = 1;
-  while (at < argc && argv[at][0] == '-') {
-    if (std::strcmp(argv[at], "--rules") == 0) ++at;
-    ++at;
-  }
-  if (at >= argc || std::strcmp(argv[at], "agent") != 0) return -1;
+  if (CommandWord(argc, argv) != "agent") return -1;
 
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
   std::vector<std::string> rule_dirs;
-  app.add_option("--rules", rule_dirs, "extra rule directory (adds or overrides built-in rules); repeatable")
-      ->check(CLI::ExistingDirectory);
+  AddRulesOption(app, &rule_dirs);
   AgentArgs args;
   CLI::App* cmd = app.add_subcommand("agent", "run the per-node agent (docs/agent.md)");
   AddAgentOptions(cmd, &args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Usage(std::string(e.what()) + " (see aegis agent --help)");
-  }
+  if (auto exit_code = ParseCommandLine(app, argc, argv, "agent", Usage)) return *exit_code;
   return Run(args, rule_dirs);
 }
 

@@ -1,11 +1,13 @@
 #include "cli/controller_cmd.h"
 
+
 #include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
 #include <cstring>
 
+#include "cli/command_line.h"
 #include "cli/incidents_cmd.h"
 #include "cli/jobs_cmd.h"
 #include "cli/status_cmd.h"
@@ -150,21 +152,14 @@ void DescribeLiveSystemCommands(CLI::App& app) {
 }
 
 int RunLiveSystemCommand(int argc, char** argv) {
-  // The first word that is not an option (or --rules' value) names the command.
-  int at = 1;
-  while (at < argc && argv[at][0] == '-') {
-    if (std::strcmp(argv[at], "--rules") == 0) ++at;
-    ++at;
-  }
-  if (at >= argc) return -1;
-  const std::string word = argv[at];
+  const std::string word = CommandWord(argc, argv);
+  if (word.empty()) return -1;
   if (word != "controller" && word != "jobs" && word != "status" && word != "incidents") return -1;
 
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
   std::vector<std::string> rule_dirs;
-  app.add_option("--rules", rule_dirs, "extra rule directory (adds or overrides built-in rules); repeatable")
-      ->check(CLI::ExistingDirectory);
+  AddRulesOption(app, &rule_dirs);
   ControllerArgs ctl;
   AddControllerCommand(app, &ctl);
   JobsArgs jobs;
@@ -173,16 +168,9 @@ int RunLiveSystemCommand(int argc, char** argv) {
   CLI::App* status_cmd = AddStatusCommand(app, &status);
   IncidentsArgs incidents;
   CLI::App* incidents_cmd = AddIncidentsCommand(app, &incidents);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // One line: what was wrong, and where to look.
-    return Fail(std::string(e.what()) + " (see aegis " + word + " --help)");
-  }
+  // One line on a usage error: what was wrong, and where to look.
+  if (auto exit_code = ParseCommandLine(app, argc, argv, word, [](const std::string& line) { return Fail(line); }))
+    return *exit_code;
   if (*app.get_subcommand("controller")) return RunController(ctl, rule_dirs);
   if (*jobs_cmd) return RunJobs(jobs);
   if (*status_cmd) return RunStatus(status);

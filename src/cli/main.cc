@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cli/agent_cmd.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/controller_cmd.h"
 #include "cli/rules_explain.h"
@@ -28,8 +29,7 @@ int main(int argc, char** argv) {
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
   std::vector<std::string> rule_dirs;
-  app.add_option("--rules", rule_dirs, "extra rule directory (adds or overrides built-in rules); repeatable")
-      ->check(CLI::ExistingDirectory);
+  aegis::AddRulesOption(app, &rule_dirs);
 
   aegis::DiagnoseArgs d;
   auto* diagnose = app.add_subcommand("diagnose", "diagnose an incident bundle (docs/formats.md)");
