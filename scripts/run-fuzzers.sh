@@ -4,7 +4,7 @@ set -euo pipefail
 build=$1
 seconds=${2:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
-targets=(line_fuzz json_fuzz controller_events_fuzz controller_job_fuzz controller_job_end_fuzz
+targets=(line_fuzz json_fuzz scan_plan_fuzz controller_events_fuzz controller_job_fuzz controller_job_end_fuzz
          controller_host_state_fuzz controller_topology_fuzz)
 targets+=(agent_kmsg_fuzz agent_ccl_fuzz agent_sysfs_fuzz)
 for t in "${targets[@]}"; do

@@ -1,5 +1,9 @@
 #include "common/text.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <charconv>
 #include <cstring>
 #include <cstdlib>
@@ -104,6 +108,20 @@ std::string SanitizeForOutput(std::string_view s, size_t max_bytes) {
 
 uint64_t CountNewlines(const char* p, const char* end) {
   uint64_t n = 0;
+#if defined(__SSE2__)
+  // 16 bytes a step: a compare gives 0xFF (-1) per '\n' byte, subtracted into per-byte
+  // counters; every 255 steps (before a counter could wrap) they are summed with psadbw.
+  const __m128i newline = _mm_set1_epi8('\n');
+  while (end - p >= 16) {
+    __m128i counters = _mm_setzero_si128();
+    for (int k = 0; k < 255 && end - p >= 16; ++k, p += 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(bytes, newline));
+    }
+    const __m128i sums = _mm_sad_epu8(counters, _mm_setzero_si128());
+    n += static_cast<uint64_t>(_mm_cvtsi128_si64(sums)) + static_cast<uint64_t>(_mm_extract_epi16(sums, 4));
+  }
+#else
   constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7F7F7F7F7F7F7F7Full;
   while (end - p >= 8) {
     // Per-byte counters in one word: up to 255 words before a lane could overflow.
@@ -120,6 +138,7 @@ uint64_t CountNewlines(const char* p, const char* end) {
     const uint64_t pairs = (lanes & 0x00FF00FF00FF00FFull) + ((lanes >> 8) & 0x00FF00FF00FF00FFull);
     n += (pairs * 0x0001000100010001ull) >> 48;
   }
+#endif
   for (; p < end; ++p) n += *p == '\n';
   return n;
 }

@@ -12,8 +12,6 @@
 #include <cstring>
 #include <string_view>
 
-
-
 namespace aegis {
 
 namespace {
@@ -30,6 +28,23 @@ void Mix(uint64_t* h, std::string_view bytes) {
 
 std::string PathOf(const std::string& dir, const std::string& key) { return dir + "/rules-" + key + ".hsdb"; }
 
+// File layout: magic, the extra blob's length (8 bytes, little-endian), the blob, then
+// the serialized database.
+constexpr std::string_view kMagic = "AEGISDB2";
+constexpr size_t kHeader = kMagic.size() + 8;
+
+std::string LengthBytes(uint64_t n) {
+  std::string b(8, '\0');
+  for (int i = 0; i < 8; ++i) b[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return b;
+}
+
+uint64_t ReadLength(std::string_view b) {
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(b[static_cast<size_t>(i)]);
+  return n;
+}
+
 // mkdir -p for the cache's own directory (two levels at most below an existing one).
 bool MakeDirs(const std::string& dir) {
   if (mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return true;
@@ -41,16 +56,10 @@ bool MakeDirs(const std::string& dir) {
 
 }  // namespace
 
-std::string DatabaseKey(const std::vector<std::string>& patterns, const std::vector<unsigned>& flags,
-                        const std::vector<unsigned>& ids, unsigned mode) {
+std::string DatabaseKey(const std::vector<std::string>& parts) {
   uint64_t h = 14695981039346656037ull;
   Mix(&h, hs_version());
-  Mix(&h, std::to_string(mode));
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    Mix(&h, patterns[i]);
-    Mix(&h, std::to_string(i < flags.size() ? flags[i] : 0));
-    Mix(&h, std::to_string(i < ids.size() ? ids[i] : 0));
-  }
+  for (const auto& part : parts) Mix(&h, part);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;
@@ -63,11 +72,12 @@ std::string DatabaseCacheDir() {
   return "";
 }
 
-hs_database* LoadCachedDatabase(const std::string& key) {
+CachedDatabase LoadCachedDatabase(const std::string& key) {
+  CachedDatabase out;
   const std::string dir = DatabaseCacheDir();
-  if (dir.empty()) return nullptr;
+  if (dir.empty()) return out;
   const int fd = open(PathOf(dir, key).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
+  if (fd < 0) return out;
   std::string bytes;
   struct stat st {};
   // A compiled rule set is a few MB; anything far larger is not one of ours.
@@ -82,18 +92,31 @@ hs_database* LoadCachedDatabase(const std::string& key) {
     bytes.resize(got);
   }
   close(fd);
-  if (bytes.empty()) return nullptr;
-  hs_database* db = nullptr;
-  if (hs_deserialize_database(bytes.data(), bytes.size(), &db) != HS_SUCCESS) return nullptr;
-  return db;
+  if (bytes.size() < kHeader || std::string_view(bytes).substr(0, kMagic.size()) != kMagic) return out;
+  const uint64_t extra = ReadLength(std::string_view(bytes).substr(kMagic.size(), 8));
+  if (extra > bytes.size() - kHeader) return out;
+  const size_t db_at = kHeader + static_cast<size_t>(extra);
+  if (hs_deserialize_database(bytes.data() + db_at, bytes.size() - db_at, &out.db) != HS_SUCCESS) {
+    out.db = nullptr;
+    return out;
+  }
+  out.extra = bytes.substr(kHeader, static_cast<size_t>(extra));
+  return out;
 }
 
-void StoreCachedDatabase(const std::string& key, const hs_database* db) {
+void StoreCachedDatabase(const std::string& key, const hs_database* db, std::string_view extra) {
   const std::string dir = DatabaseCacheDir();
   if (dir.empty() || !MakeDirs(dir)) return;
-  char* bytes = nullptr;
-  size_t size = 0;
-  if (hs_serialize_database(db, &bytes, &size) != HS_SUCCESS) return;
+  char* serialized = nullptr;
+  size_t serialized_size = 0;
+  if (hs_serialize_database(db, &serialized, &serialized_size) != HS_SUCCESS) return;
+  std::string file(kMagic);
+  file += LengthBytes(extra.size());
+  file += extra;
+  file.append(serialized, serialized_size);
+  std::free(serialized);
+  const char* bytes = file.data();
+  const size_t size = file.size();
   const std::string path = PathOf(dir, key);
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   bool ok = false;
@@ -107,7 +130,6 @@ void StoreCachedDatabase(const std::string& key, const hs_database* db) {
     ok = put == size;
     ok = close(fd) == 0 && ok;
   }
-  std::free(bytes);
   // Renamed into place: another process never reads a half-written file.
   if (!ok || rename(tmp.c_str(), path.c_str()) != 0) unlink(tmp.c_str());
 }

@@ -1,6 +1,7 @@
 #include "match/matcher.h"
 
 #include "match/database_cache.h"
+#include "match/scan_plan.h"
 
 #include <hs/hs.h>
 #include <re2/re2.h>
@@ -21,18 +22,8 @@ std::string_view RuleMatch::Field(std::string_view name) const {
   return {};
 }
 
-std::string ScannerPattern(std::string_view p) {
-  std::string s(p);
-  if (s.rfind("(?i)^", 0) == 0) s.erase(4, 1);
-  else if (s.rfind("^", 0) == 0) s.erase(0, 1);
-  return s;
-}
-
 Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
   const auto& rules = catalog.rules();
-  std::vector<std::string> patterns;
-  std::vector<const char*> ptrs;
-  std::vector<unsigned> flags, ids;
   for (size_t i = 0; i < rules.size(); ++i) {
     auto c = std::make_unique<Compiled>();
     c->re = std::make_unique<RE2>(rules[i].pattern, RE2::Quiet);
@@ -45,28 +36,40 @@ Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
       c->group_names[static_cast<size_t>(idx)] = canonical;
     }
     compiled_.push_back(std::move(c));
-    patterns.push_back(ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter));
-    flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_PREFILTER);
-    ids.push_back(static_cast<unsigned>(i));
   }
-  for (const auto& p : patterns) ptrs.push_back(p.c_str());
-  // A rule set compiled before (by this or another process) is loaded instead.
-  const std::string key = DatabaseKey(patterns, flags, ids, HS_MODE_BLOCK);
-  db_ = LoadCachedDatabase(key);
+  // A rule set planned and compiled before (by this or another process) is loaded instead.
+  const std::string key = DatabaseKey(PlanKeyParts(rules));
+  CachedDatabase cached = LoadCachedDatabase(key);
+  std::optional<ScanPlan> plan;
+  if (cached.db) {
+    plan = ScanPlan::Parse(cached.extra, rules.size());
+    if (plan) db_ = cached.db;
+    else hs_free_database(cached.db);
+  }
   if (!db_) {
+    plan = PlanScan(rules);
+    std::vector<const char*> ptrs;
+    std::vector<unsigned> flags, ids;
+    for (size_t e = 0; e < plan->expressions.size(); ++e) {
+      ptrs.push_back(plan->expressions[e].pattern.c_str());
+      flags.push_back(plan->expressions[e].flags);
+      ids.push_back(static_cast<unsigned>(e));
+    }
     hs_compile_error_t* err = nullptr;
     if (hs_compile_multi(ptrs.data(), flags.data(), ids.data(), static_cast<unsigned>(ptrs.size()), HS_MODE_BLOCK,
                          nullptr, &db_, &err) != HS_SUCCESS) {
       std::string msg = err && err->message ? err->message : "unknown error";
       std::string where = "scanner";
-      if (err && err->expression >= 0 && static_cast<size_t>(err->expression) < rules.size())
-        where = rules[static_cast<size_t>(err->expression)].source + " (rule '" +
-                rules[static_cast<size_t>(err->expression)].id + "')";
+      if (err && err->expression >= 0 && static_cast<size_t>(err->expression) < plan->expressions.size()) {
+        const Rule& r = rules[plan->expressions[static_cast<size_t>(err->expression)].rules.front()];
+        where = r.source + " (rule '" + r.id + "')";
+      }
       hs_free_compile_error(err);
       throw CatalogError(where + ": " + msg);
     }
-    StoreCachedDatabase(key, db_);
+    StoreCachedDatabase(key, db_, plan->Serialize());
   }
+  for (auto& e : plan->expressions) expression_rules_.push_back(std::move(e.rules));
   if (hs_alloc_scratch(db_, &proto_scratch_) != HS_SUCCESS) throw CatalogError("scanner: cannot allocate scratch");
 }
 
@@ -91,17 +94,23 @@ struct ScanContext {
   std::string_view text;
   std::vector<CandidateLine>* out;
   size_t first;  // index of the first candidate this scan appended
+  const std::vector<std::vector<uint32_t>>* expression_rules;
 };
+
+void AddRules(std::vector<uint32_t>& to, const std::vector<uint32_t>& rules) {
+  for (uint32_t r : rules)
+    if (std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
+}
 
 int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/, void* ctx_ptr) {
   auto* ctx = static_cast<ScanContext*>(ctx_ptr);
   if (to == 0) return 0;
+  const std::vector<uint32_t>& rules = (*ctx->expression_rules)[id];
   const size_t last = static_cast<size_t>(to) - 1;  // last byte of the match
   auto& out = *ctx->out;
   // Matches arrive in order of end offset, so a repeat on the current line is O(1).
   if (out.size() > ctx->first && last >= out.back().begin && last < out.back().end + (ctx->text[last] == '\n')) {
-    auto& r = out.back().rules;
-    if (std::find(r.begin(), r.end(), id) == r.end()) r.push_back(id);
+    AddRules(out.back().rules, rules);
     return 0;
   }
   const char* base = ctx->text.data();
@@ -115,7 +124,7 @@ int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, uns
   for (size_t i = out.size(); i > ctx->first; --i) {
     auto& c = out[i - 1];
     if (c.begin == begin) {
-      if (std::find(c.rules.begin(), c.rules.end(), id) == c.rules.end()) c.rules.push_back(id);
+      AddRules(c.rules, rules);
       return 0;
     }
     if (c.begin < begin) break;
@@ -123,7 +132,7 @@ int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, uns
   CandidateLine c;
   c.begin = static_cast<uint32_t>(begin);
   c.end = static_cast<uint32_t>(end);
-  c.rules.push_back(id);
+  c.rules = rules;
   out.push_back(std::move(c));
   return 0;
 }
@@ -131,7 +140,7 @@ int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, uns
 
 void Matcher::Scan(std::string_view text, Scratch& scratch, std::vector<CandidateLine>& out) const {
   if (text.empty()) return;
-  ScanContext ctx{text, &out, out.size()};
+  ScanContext ctx{text, &out, out.size(), &expression_rules_};
   hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch.s_, OnMatch, &ctx);
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(ctx.first), out.end(),
             [](const CandidateLine& a, const CandidateLine& b) { return a.begin < b.begin; });

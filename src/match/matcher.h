@@ -1,9 +1,9 @@
-// Multi-pattern line matcher. All rule patterns are compiled into one Vectorscan
-// (Hyperscan) database that scans a whole buffer of lines in one pass and yields, per
-// line, the rules that may match (a superset: anchors are relaxed, unsupported syntax is
-// approximated). Only those few candidate lines are then confirmed with RE2 on the
-// message (prefixes stripped), which also extracts the named fields. Noise lines cost
-// one pass of the scanner and nothing else.
+// Multi-pattern line matcher. One Vectorscan (Hyperscan) database scans a whole buffer of
+// lines in one pass and yields, per line, the rules that may match (a superset): for most
+// rules it looks for literals every matching line contains, for the rest it runs their
+// pattern relaxed (match/scan_plan.h). Only those few candidate lines are then confirmed
+// with RE2 on the message (prefixes stripped), which also extracts the named fields.
+// Noise lines cost one pass of the scanner and nothing else.
 // A Matcher is immutable and shared by all threads; each thread owns a Scratch. The
 // compiled database is kept on disk between processes (match/database_cache.h).
 #pragma once
@@ -72,12 +72,9 @@ class Matcher {
   const Catalog& catalog_;
   hs_database* db_ = nullptr;
   hs_scratch* proto_scratch_ = nullptr;
+  std::vector<std::vector<uint32_t>> expression_rules_;  // by database id: the rules it stands for
   struct Compiled;
   std::vector<std::unique_ptr<Compiled>> compiled_;
 };
-
-// The pattern as given to the scanner: a leading '^' (message start) is dropped since the
-// scanner sees the raw line, of which the message is a suffix.
-std::string ScannerPattern(std::string_view rule_pattern);
 
 }  // namespace aegis

@@ -1,5 +1,7 @@
 #include "rules/catalog.h"
 
+#include "common/parallel.h"
+
 #include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
@@ -138,14 +140,28 @@ void Upsert(std::vector<T>& list, T item) {
 Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::string>>& sources,
                              size_t first_operator_source) {
   Catalog cat;
+  // Parsing the YAML is most of a start-up (a quarter of a megabyte): the files are parsed
+  // on every core, largest first, then merged in their order.
+  std::vector<YAML::Node> roots(sources.size());
+  std::vector<std::string> errors(sources.size());
+  std::vector<size_t> by_size(sources.size());
+  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
+  std::sort(by_size.begin(), by_size.end(),
+            [&](size_t a, size_t b) { return sources[a].second.size() > sources[b].second.size(); });
+  ParallelFor(sources.size(), 0, [&] {
+    return [&](size_t k) {
+      const size_t i = by_size[k];
+      try {
+        roots[i] = YAML::Load(sources[i].second);
+      } catch (const YAML::Exception& e) {
+        errors[i] = e.what();
+      }
+    };
+  });
   for (size_t si = 0; si < sources.size(); ++si) {
-    const auto& [name, text] = sources[si];
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      throw CatalogError(name + ": " + e.what());
-    }
+    const std::string& name = sources[si].first;
+    if (!errors[si].empty()) throw CatalogError(name + ": " + errors[si]);
+    const YAML::Node& root = roots[si];
     if (!root || root.IsNull()) continue;
     if (!root.IsMap()) throw CatalogError(name + ": expected a mapping with rules, xids, sxids, checks or metrics");
     try {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -98,8 +99,8 @@ std::vector<LogFile> ListLogs(const fs::path& root, const std::set<std::string>&
   return logs;
 }
 
-void ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, const ScanOptions& so, int threads,
-              IncidentBuilder* b) {
+std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, const ScanOptions& so,
+                                 int threads) {
   std::vector<ScannedLog> out(logs.size());
   ParallelFor(logs.size(), threads, [&] {
     return [&, scanner = std::make_shared<Scanner>(matcher, so)](size_t i) {
@@ -108,6 +109,10 @@ void ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, const Sc
       });
     };
   });
+  return out;
+}
+
+void AddScannedLogs(const std::vector<LogFile>& logs, std::vector<ScannedLog>& out, IncidentBuilder* b) {
   // Into the builder in file order (it keeps each file's first events of each class).
   std::vector<size_t> order(logs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -190,6 +195,25 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   std::string text;
   Topology topology;
   Job job;
+  for (const char* name : {"topology.json", "job.json"})
+    if (!fs::exists(root / name, ec)) return Status::NotFound(dir + ": " + name + " is missing");
+
+  // The logs are most of the work and need only the job's start (the year of yearless
+  // times): they are scanned while the topology, the facts and the probes are read.
+  double ref = static_cast<double>(std::time(nullptr));
+  if (ReadJsonFile(root / "job.json", &text).ok() && ParseJob(text, &job, nullptr).ok() && !std::isnan(job.started_at))
+    ref = job.started_at;
+  std::set<std::string> folders;
+  if (fs::is_directory(root / "nodes", ec))
+    for (const auto& d : fs::directory_iterator(root / "nodes", ec))
+      if (d.is_directory()) folders.insert(d.path().filename().string());
+  ScanOptions so;
+  so.year = YearOf(ref);
+  so.ref_time = ref;
+  const std::vector<LogFile> logs = ListLogs(root, folders);
+  // An early return waits for the scan too: std::async's future joins in its destructor.
+  auto scan = std::async(std::launch::async, [&] { return ScanLogs(logs, matcher, so, options.threads); });
+
   for (const char* name : {"topology.json", "job.json"}) {
     Status s = ReadJsonFile(root / name, &text);
     if (s.IsNotFound()) return Status::NotFound(dir + ": " + name + " is missing");
@@ -199,15 +223,10 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   }
   for (const auto& h : job.hosts)
     if (topology.FindNode(h) < 0) b->Report("job.json", Status::InvalidArgument("host " + h + " is not in topology.json"));
-  const double ref = !std::isnan(job.started_at) ? job.started_at : static_cast<double>(std::time(nullptr));
   b->SetTopology(std::move(topology));
   b->SetJob(std::move(job));
   const Incident& inc = b->View();
 
-  std::set<std::string> folders;
-  if (fs::is_directory(root / "nodes", ec))
-    for (const auto& d : fs::directory_iterator(root / "nodes", ec))
-      if (d.is_directory()) folders.insert(d.path().filename().string());
   for (const auto& host : inc.job.hosts)
     for (const char* f : {"kernel.log", "train.log"})
       if (!fs::is_regular_file(root / "nodes" / host / f, ec))
@@ -226,10 +245,8 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   }
   if (fs::is_regular_file(root / "probes.json", ec)) ReadProbes(root / "probes.json", b);
 
-  ScanOptions so;
-  so.year = YearOf(ref);
-  so.ref_time = ref;
-  ScanLogs(ListLogs(root, folders), matcher, so, options.threads, b);
+  std::vector<ScannedLog> scanned = scan.get();
+  AddScannedLogs(logs, scanned, b);
   ReadCcl(root, folders, options.threads, b);
   ReadMetrics(root, options.threads, b);
   return Status::Ok();

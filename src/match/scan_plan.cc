@@ -1,0 +1,128 @@
+#include "match/scan_plan.h"
+
+#include <hs/hs.h>
+
+#include <cstdio>
+#include <map>
+
+#include "match/literal_cover.h"
+
+namespace aegis {
+
+namespace {
+
+// A rule's pattern as the scanner runs it: a leading '^' (message start) is dropped since
+// the scanner sees the raw line, of which the message is a suffix.
+std::string ScannerPattern(std::string_view p) {
+  std::string s(p);
+  if (s.rfind("(?i)^", 0) == 0) s.erase(4, 1);
+  else if (s.rfind("^", 0) == 0) s.erase(0, 1);
+  return s;
+}
+
+// A literal as a Vectorscan expression: every byte but letters, digits and space escaped.
+std::string LiteralExpression(std::string_view literal) {
+  std::string out;
+  for (unsigned char c : literal) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+// The literals that cover a rule: its prefilter's, where its author wrote one to name what
+// is rare in a line of this kind, else its pattern's (both are necessary for a match).
+std::vector<std::string> RuleCover(const Rule& rule) {
+  if (!rule.prefilter.empty())
+    if (auto cover = LiteralCover(rule.prefilter, kMinCoverLiteral); !cover.empty()) return cover;
+  return LiteralCover(rule.pattern, kMinCoverLiteral);
+}
+
+void PutU32(std::string* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) *out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+bool GetU32(std::string_view* in, uint32_t* v) {
+  if (in->size() < 4) return false;
+  *v = 0;
+  for (int i = 3; i >= 0; --i) *v = (*v << 8) | static_cast<unsigned char>((*in)[static_cast<size_t>(i)]);
+  in->remove_prefix(4);
+  return true;
+}
+
+}  // namespace
+
+ScanPlan PlanScan(const std::vector<Rule>& rules) {
+  ScanPlan plan;
+  std::map<std::string, size_t> literal_at;  // literal -> its expression
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const auto rule = static_cast<uint32_t>(i);
+    const std::vector<std::string> cover = RuleCover(rules[i]);
+    if (cover.empty()) {
+      plan.expressions.push_back({ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter),
+                                  HS_FLAG_MULTILINE | HS_FLAG_PREFILTER,
+                                  {rule}});
+      continue;
+    }
+    for (const auto& literal : cover) {
+      auto [it, added] = literal_at.emplace(literal, plan.expressions.size());
+      // Cover literals are lower case and rules compare case as they please: compared
+      // without case here, the rule's own pattern decides.
+      if (added) plan.expressions.push_back({LiteralExpression(literal), HS_FLAG_CASELESS, {}});
+      auto& owners = plan.expressions[it->second].rules;
+      if (owners.empty() || owners.back() != rule) owners.push_back(rule);
+    }
+  }
+  return plan;
+}
+
+std::vector<std::string> PlanKeyParts(const std::vector<Rule>& rules) {
+  // The version names how PlanScan and LiteralCover decide: a change to either that
+  // plans the same rules differently must change it, or processes would load old plans.
+  std::vector<std::string> parts = {"scan-plan-2", std::to_string(kMinCoverLiteral), std::to_string(HS_MODE_BLOCK)};
+  for (const auto& r : rules) {
+    parts.push_back(r.pattern);
+    parts.push_back(r.prefilter);
+  }
+  return parts;
+}
+
+std::string ScanPlan::Serialize() const {
+  std::string out;
+  PutU32(&out, static_cast<uint32_t>(expressions.size()));
+  for (const auto& e : expressions) {
+    PutU32(&out, static_cast<uint32_t>(e.pattern.size()));
+    out += e.pattern;
+    PutU32(&out, e.flags);
+    PutU32(&out, static_cast<uint32_t>(e.rules.size()));
+    for (uint32_t r : e.rules) PutU32(&out, r);
+  }
+  return out;
+}
+
+std::optional<ScanPlan> ScanPlan::Parse(std::string_view in, size_t rule_count) {
+  ScanPlan plan;
+  uint32_t n = 0;
+  if (!GetU32(&in, &n) || n > in.size()) return std::nullopt;  // each takes several bytes
+  plan.expressions.resize(n);
+  for (auto& e : plan.expressions) {
+    uint32_t len = 0, count = 0;
+    if (!GetU32(&in, &len) || len > in.size()) return std::nullopt;
+    e.pattern.assign(in.substr(0, len));
+    in.remove_prefix(len);
+    if (!GetU32(&in, &e.flags) || !GetU32(&in, &count) || count > in.size() / 4) return std::nullopt;
+    e.rules.resize(count);
+    for (auto& r : e.rules)
+      if (!GetU32(&in, &r) || r >= rule_count) return std::nullopt;
+    if (e.rules.empty()) return std::nullopt;
+  }
+  if (!in.empty()) return std::nullopt;
+  return plan;
+}
+
+}  // namespace aegis
