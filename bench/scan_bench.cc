@@ -2,9 +2,9 @@
 // the occasional hint), through the same Scanner the engine uses. Target: 300 MB/s.
 #include <benchmark/benchmark.h>
 
-#include "gen/cluster.h"
 #include "logs/line_prefix.h"
 #include "logs/scanner.h"
+#include "noise_logs.h"
 
 namespace {
 
@@ -14,17 +14,8 @@ const aegis::Matcher& SharedMatcher() {
   return *m;
 }
 
-std::string MakeLog(bool kernel, size_t bytes) {
-  aegis::gen::Cluster c = aegis::gen::MakeCluster(4, 8, 42);
-  std::mt19937_64 rng(7);
-  aegis::gen::LogFile f;
-  if (kernel) aegis::gen::KernelNoise(c, 1, rng, f, bytes, true);
-  else aegis::gen::TrainNoise(c, 1, rng, f, bytes);
-  return f.Render();
-}
-
 void Scan(benchmark::State& state, bool kernel) {
-  const std::string text = MakeLog(kernel, 64u << 20);
+  const std::string text = aegis::bench::NoiseLog(kernel, 64u << 20);
   aegis::ScanOptions o;
   o.year = 2026;
   aegis::Scanner scanner(SharedMatcher(), o);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: the performance figures quoted in the README.
-#  1. Log scanning throughput on one core (Google Benchmark, bench/scan_bench.cc).
+#  1. Log scanning throughput on one core (Google Benchmark, bench/scan_bench.cc), and the
+#     same logs scanned by this build and by revision b1476fb in turns (issue 8's "today").
 #  2. The CCL probe's cost per proxy-step sequence, 1 / 2 / 4 threads (scripts/bench-probe.sh).
 #  3. A generated 1,250-host x 8-GPU bundle (>= 1 GB of logs): `aegis diagnose` wall time
 #     against `cat` and ripgrep on the same files, interleaved (medians and ranges), and
@@ -18,6 +19,9 @@ runs=${BENCH_RUNS:-5}
 echo "== 1. scanning throughput, one core"
 "$build/aegis_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/scan.json" --benchmark_out_format=json | grep -E "median|^BM_ParseLinePrefix" || true
+
+echo "== 1b. scanning the same logs: revision b1476fb (78 rules) against this build, one core, interleaved"
+scripts/bench-scan-baseline.sh "$build" b1476fb
 
 echo "== 2. CCL probe cost"
 scripts/bench-probe.sh "$build"

@@ -3,16 +3,21 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <simdjson.h>
+
 #include <cerrno>
+#include <cmath>
 #include <cstring>
-#include <nlohmann/json.hpp>
+#include <limits>
 #include <sstream>
 
 #include "common/time.h"
 
 namespace aegis {
 
-using nlohmann::json;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
 
 int Topology::FindNode(const std::string& host) const {
   auto it = by_host.find(host);
@@ -21,36 +26,50 @@ int Topology::FindNode(const std::string& host) const {
 
 namespace {
 
-std::string GetString(const json& o, const char* key) {
-  auto it = o.find(key);
-  if (it == o.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_integer()) return std::to_string(it->get<long long>());
+// simdjson's DOM (topology.json of a large cluster is megabytes, and a bundle holds a
+// facts.json per host): any shape of input leaves the parser usable, a wrong type is a
+// missing value.
+std::string GetString(const object& o, const char* key) {
+  element v;
+  if (o[key].get(v)) return {};
+  std::string_view s;
+  if (!v.get_string().get(s)) return std::string(s);
+  int64_t i = 0;
+  if (!v.get_int64().get(i)) return std::to_string(i);
+  uint64_t u = 0;
+  if (!v.get_uint64().get(u)) return std::to_string(u);
   return {};
 }
 
-int GetInt(const json& o, const char* key, int fallback) {
-  auto it = o.find(key);
-  if (it != o.end() && it->is_number()) return it->get<int>();
-  return fallback;
+int GetInt(const object& o, const char* key, int fallback) {
+  element v;
+  double d = 0;
+  if (o[key].get(v) || !v.is_number() || v.get_double().get(d) || !std::isfinite(d)) return fallback;
+  if (d <= std::numeric_limits<int>::min() || d >= std::numeric_limits<int>::max()) return fallback;
+  return static_cast<int>(d);
 }
 
 // A string or a list of strings (dual-ToR NICs list two switches and ports).
-std::vector<std::string> GetStrings(const json& o, const char* key) {
+std::vector<std::string> GetStrings(const object& o, const char* key) {
   std::vector<std::string> out;
-  auto it = o.find(key);
-  if (it == o.end()) return out;
-  if (it->is_string()) out.push_back(it->get<std::string>());
-  if (it->is_array())
-    for (const auto& v : *it)
-      if (v.is_string()) out.push_back(v.get<std::string>());
+  element v;
+  if (o[key].get(v)) return out;
+  std::string_view s;
+  if (!v.get_string().get(s)) out.emplace_back(s);
+  array items;
+  if (!v.get_array().get(items))
+    for (element item : items)
+      if (!item.get_string().get(s)) out.emplace_back(s);
   return out;
 }
 
-Status ParseObject(std::string_view text, const char* what, json* out) {
-  *out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (out->is_discarded()) return Status::InvalidArgument(std::string(what) + " is not valid JSON");
-  if (!out->is_object()) return Status::InvalidArgument(std::string(what) + " is not a JSON object");
+// One parser per thread: it keeps its buffers between documents. What it returns lives
+// until the thread's next parse (the readers copy out what they keep).
+Status ParseObject(std::string_view text, const char* what, element* root) {
+  thread_local simdjson::dom::parser parser;
+  if (parser.parse(text.data(), text.size()).get(*root))
+    return Status::InvalidArgument(std::string(what) + " is not valid JSON");
+  if (!root->is_object()) return Status::InvalidArgument(std::string(what) + " is not a JSON object");
   return Status::Ok();
 }
 
@@ -58,40 +77,45 @@ void Problem(Reporter* reporter, const char* where, std::string what) {
   if (reporter) reporter->Report(where, Status::InvalidArgument(std::move(what)));
 }
 
-double GetTime(const json& o, const char* key) {
-  auto it = o.find(key);
-  if (it == o.end()) return NAN;
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) {
-    std::string s = it->get<std::string>();
-    if (auto t = ParseIsoTime(s)) return *t;
-  }
+double GetTime(const object& o, const char* key) {
+  element v;
+  if (o[key].get(v)) return NAN;
+  double d = 0;
+  if (v.is_number() && !v.get_double().get(d)) return d;
+  std::string_view s;
+  if (!v.get_string().get(s))
+    if (auto t = ParseIsoTime(std::string(s))) return *t;
   return NAN;
 }
 
 }  // namespace
 
 Status ParseTopology(std::string_view text, Topology* out, Reporter* reporter) {
-  json j;
-  if (Status s = ParseObject(text, "topology.json", &j); !s.ok()) return s;
+  element root;
+  if (Status s = ParseObject(text, "topology.json", &root); !s.ok()) return s;
+  const object j = root.get_object().value_unsafe();
   Topology& t = *out;
   t = Topology();
-  auto nodes = j.find("nodes");
-  if (nodes == j.end() || !nodes->is_array()) return Status::InvalidArgument("topology.json has no \"nodes\" array");
-  for (size_t i = 0; i < nodes->size(); ++i) {
-    const json& n = (*nodes)[i];
-    if (!n.is_object() || GetString(n, "host").empty()) {
-      Problem(reporter, "topology.json", "nodes[" + std::to_string(i) + "] has no host");
+  array nodes;
+  if (j["nodes"].get_array().get(nodes)) return Status::InvalidArgument("topology.json has no \"nodes\" array");
+  size_t i = 0;
+  for (element ne : nodes) {
+    const size_t index = i++;
+    object n;
+    if (ne.get_object().get(n) || GetString(n, "host").empty()) {
+      Problem(reporter, "topology.json", "nodes[" + std::to_string(index) + "] has no host");
       continue;
     }
     NodeInfo node;
     node.host = GetString(n, "host");
     node.pod = GetString(n, "pod");
     node.mgmt_ip = GetString(n, "mgmt_ip");
-    if (auto g = n.find("gpus"); g != n.end() && g->is_array()) {
+    array gpus;
+    if (!n["gpus"].get_array().get(gpus)) {
       int k = 0;
-      for (const auto& gj : *g) {
-        if (!gj.is_object()) continue;
+      for (element ge : gpus) {
+        object gj;
+        if (ge.get_object().get(gj)) continue;
         GpuInfo gpu;
         gpu.index = GetInt(gj, "index", k);
         gpu.pci = GetString(gj, "pci");
@@ -100,9 +124,11 @@ Status ParseTopology(std::string_view text, Topology* out, Reporter* reporter) {
         ++k;
       }
     }
-    if (auto ns = n.find("nics"); ns != n.end() && ns->is_array()) {
-      for (const auto& nj : *ns) {
-        if (!nj.is_object()) continue;
+    array nics;
+    if (!n["nics"].get_array().get(nics)) {
+      for (element ne2 : nics) {
+        object nj;
+        if (ne2.get_object().get(nj)) continue;
         NicInfo nic;
         nic.name = GetString(nj, "name");
         nic.ip = GetString(nj, "ip");
@@ -119,14 +145,16 @@ Status ParseTopology(std::string_view text, Topology* out, Reporter* reporter) {
     t.by_host[node.host] = static_cast<int>(t.nodes.size());
     t.nodes.push_back(std::move(node));
   }
-  if (auto sw = j.find("switches"); sw != j.end() && sw->is_array()) {
-    for (const auto& s : *sw) {
-      if (!s.is_object()) continue;
+  array switches;
+  if (!j["switches"].get_array().get(switches)) {
+    for (element se : switches) {
+      object sj;
+      if (se.get_object().get(sj)) continue;
       SwitchInfo info;
-      info.name = GetString(s, "name");
-      info.tier = GetInt(s, "tier", 0);
-      info.pod = GetString(s, "pod");
-      info.uplinks = GetStrings(s, "uplinks");
+      info.name = GetString(sj, "name");
+      info.tier = GetInt(sj, "tier", 0);
+      info.pod = GetString(sj, "pod");
+      info.uplinks = GetStrings(sj, "uplinks");
       t.switches.push_back(info);
     }
   }
@@ -134,8 +162,9 @@ Status ParseTopology(std::string_view text, Topology* out, Reporter* reporter) {
 }
 
 Status ParseJob(std::string_view text, Job* out, Reporter* reporter) {
-  json j;
-  if (Status s = ParseObject(text, "job.json", &j); !s.ok()) return s;
+  element root;
+  if (Status s = ParseObject(text, "job.json", &root); !s.ok()) return s;
+  const object j = root.get_object().value_unsafe();
   Job& job = *out;
   job = Job();
   job.id = GetString(j, "id");
@@ -146,9 +175,12 @@ Status ParseJob(std::string_view text, Job* out, Reporter* reporter) {
   job.started_at = GetTime(j, "started_at");
   job.ended_at = GetTime(j, "ended_at");
   job.hosts = GetStrings(j, "hosts");
-  if (auto r = j.find("ranks"); r != j.end() && r->is_array()) {
-    for (const auto& rj : *r) {
-      if (!rj.is_object() || !rj.contains("rank")) continue;
+  array ranks;
+  if (!j["ranks"].get_array().get(ranks)) {
+    for (element re : ranks) {
+      object rj;
+      element rank;
+      if (re.get_object().get(rj) || rj["rank"].get(rank)) continue;
       RankInfo info;
       info.rank = GetInt(rj, "rank", -1);
       info.host = GetString(rj, "host");
@@ -156,38 +188,48 @@ Status ParseJob(std::string_view text, Job* out, Reporter* reporter) {
       if (info.rank >= 0) job.ranks.push_back(info);
     }
   }
-  if (auto it = j.find("iteration_seconds"); it != j.end() && it->is_array())
-    for (const auto& v : *it)
-      if (v.is_number()) job.iteration_seconds.push_back(v.get<double>());
+  array iterations;
+  if (!j["iteration_seconds"].get_array().get(iterations))
+    for (element v : iterations) {
+      double d = 0;
+      if (v.is_number() && !v.get_double().get(d)) job.iteration_seconds.push_back(d);
+    }
   if (job.hosts.empty()) Problem(reporter, "job.json", "no hosts listed");
   return Status::Ok();
 }
 
 namespace {
-void Flatten(const json& j, const std::string& prefix, Facts* out) {
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it)
-      Flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+// Nested keys joined with '.'; scalars as text; a list kept as its JSON text.
+void Flatten(element j, const std::string& prefix, Facts* out) {
+  object o;
+  if (!j.get_object().get(o)) {
+    for (auto [key, value] : o) Flatten(value, prefix.empty() ? std::string(key) : prefix + "." + std::string(key), out);
     return;
   }
   if (prefix.empty()) return;
-  if (j.is_string()) (*out)[prefix] = j.get<std::string>();
-  else if (j.is_boolean()) (*out)[prefix] = j.get<bool>() ? "true" : "false";
-  else if (j.is_number_integer()) (*out)[prefix] = std::to_string(j.get<long long>());
-  else if (j.is_number()) {
-    std::ostringstream o;
-    o << j.get<double>();
-    (*out)[prefix] = o.str();
+  std::string_view s;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  if (!j.get_string().get(s)) (*out)[prefix] = std::string(s);
+  else if (!j.get_bool().get(b)) (*out)[prefix] = b ? "true" : "false";
+  else if (!j.get_int64().get(i)) (*out)[prefix] = std::to_string(i);
+  else if (!j.get_uint64().get(u)) (*out)[prefix] = std::to_string(u);
+  else if (!j.get_double().get(d)) {
+    std::ostringstream text;
+    text << d;
+    (*out)[prefix] = text.str();
   } else if (j.is_null()) (*out)[prefix] = "null";
-  else (*out)[prefix] = j.dump();
+  else (*out)[prefix] = simdjson::minify(j);
 }
 }  // namespace
 
 Status ParseFacts(std::string_view text, Facts* out) {
-  json j;
-  if (Status s = ParseObject(text, "facts.json", &j); !s.ok()) return s;
+  element root;
+  if (Status s = ParseObject(text, "facts.json", &root); !s.ok()) return s;
   out->clear();
-  Flatten(j, "", out);
+  Flatten(root, "", out);
   return Status::Ok();
 }
 

@@ -60,6 +60,17 @@ TEST(BundleReader, FactsFlatten) {
   EXPECT_EQ(f["pcie.acs_enabled"], "false");
   EXPECT_EQ(f["nic.mlx5_0.mtu"], "4096");
   EXPECT_EQ(f["env.NCCL_IB_HCA"], "mlx5");
+  // Every other kind of value, as ConfigCheck compares them between hosts.
+  Facts k;
+  ASSERT_TRUE(ParseFacts(R"({"rdma": {"devices": ["mlx5_0", "mlx5_1"], "none": []}, "ratio": 0.5, "mb": 65536.0,
+    "big": 18446744073709551615, "neg": -3, "gone": null})", &k).ok());
+  EXPECT_EQ(k["rdma.devices"], R"(["mlx5_0","mlx5_1"])");
+  EXPECT_EQ(k["rdma.none"], "[]");
+  EXPECT_EQ(k["ratio"], "0.5");
+  EXPECT_EQ(k["mb"], "65536");
+  EXPECT_EQ(k["big"], "18446744073709551615");
+  EXPECT_EQ(k["neg"], "-3");
+  EXPECT_EQ(k["gone"], "null");
   Facts g;
   EXPECT_TRUE(ParseFacts("{\"a\": ", &g).IsInvalidArgument());
   EXPECT_TRUE(g.empty());
