@@ -113,7 +113,8 @@ void AddRules(std::vector<uint32_t>& to, const std::vector<uint32_t>& rules) {
 
 int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/, void* ctx_ptr) {
   auto* ctx = static_cast<ScanContext*>(ctx_ptr);
-  if (to == 0) return 0;
+  // An id the plan does not know can only come from a cache file that lies about itself.
+  if (to == 0 || id >= ctx->expression_rules->size()) return 0;
   const std::vector<uint32_t>& rules = (*ctx->expression_rules)[id];
   const size_t last = static_cast<size_t>(to) - 1;  // last byte of the match
   auto& out = *ctx->out;
