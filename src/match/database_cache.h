@@ -6,9 +6,8 @@
 // caller's (the matcher's plan: which expression stands for which rules), so that a hit
 // costs neither the compile nor the planning. A file that does not load (truncated,
 // written by another Vectorscan or for another CPU, corrupted: Vectorscan checks its
-// checksum) is compiled over. Nothing here
-// is needed for correctness: no directory, an unwritable one or AEGIS_CACHE_DIR=off only
-// costs the compile.
+// checksum) is compiled over. Nothing here is needed for correctness: no directory, an
+// unwritable one or AEGIS_CACHE_DIR=off only costs the compile.
 // Directory: $AEGIS_CACHE_DIR, else $XDG_CACHE_HOME/aegis, else $HOME/.cache/aegis.
 #pragma once
 #include <string>

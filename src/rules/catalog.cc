@@ -1,7 +1,5 @@
 #include "rules/catalog.h"
 
-#include "common/parallel.h"
-
 #include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
@@ -12,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/parallel.h"
 #include "rules/embedded.h"
 
 namespace aegis {
