@@ -59,24 +59,24 @@ bool GetU32(std::string_view* in, uint32_t* v) {
 
 ScanPlan PlanScan(const std::vector<Rule>& rules) {
   ScanPlan plan;
-  std::map<std::string, size_t> literal_at;  // literal -> its expression
+  // Expressions are shared: a literal several rules need, or one prefilter written for
+  // several rules (NCCL's error-return traces), is scanned for once.
+  std::map<std::pair<std::string, unsigned>, size_t> at;
+  auto stand_for = [&](std::string pattern, unsigned flags, uint32_t rule) {
+    auto [it, added] = at.emplace(std::make_pair(std::move(pattern), flags), plan.expressions.size());
+    if (added) plan.expressions.push_back({it->first.first, flags, {}});
+    auto& owners = plan.expressions[it->second].rules;
+    if (owners.empty() || owners.back() != rule) owners.push_back(rule);
+  };
   for (size_t i = 0; i < rules.size(); ++i) {
     const auto rule = static_cast<uint32_t>(i);
     const std::vector<std::string> cover = RuleCover(rules[i]);
-    if (cover.empty()) {
-      plan.expressions.push_back({ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter),
-                                  HS_FLAG_MULTILINE | HS_FLAG_PREFILTER,
-                                  {rule}});
-      continue;
-    }
-    for (const auto& literal : cover) {
-      auto [it, added] = literal_at.emplace(literal, plan.expressions.size());
-      // Cover literals are lower case and rules compare case as they please: compared
-      // without case here, the rule's own pattern decides.
-      if (added) plan.expressions.push_back({LiteralExpression(literal), HS_FLAG_CASELESS, {}});
-      auto& owners = plan.expressions[it->second].rules;
-      if (owners.empty() || owners.back() != rule) owners.push_back(rule);
-    }
+    if (cover.empty())
+      stand_for(ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter),
+                HS_FLAG_MULTILINE | HS_FLAG_PREFILTER, rule);
+    // Cover literals are lower case and rules compare case as they please: compared
+    // without case here, the rule's own pattern decides.
+    for (const auto& literal : cover) stand_for(LiteralExpression(literal), HS_FLAG_CASELESS, rule);
   }
   return plan;
 }
@@ -84,7 +84,7 @@ ScanPlan PlanScan(const std::vector<Rule>& rules) {
 std::vector<std::string> PlanKeyParts(const std::vector<Rule>& rules) {
   // The version names how PlanScan and LiteralCover decide: a change to either that
   // plans the same rules differently must change it, or processes would load old plans.
-  std::vector<std::string> parts = {"scan-plan-2", std::to_string(kMinCoverLiteral), std::to_string(HS_MODE_BLOCK)};
+  std::vector<std::string> parts = {"scan-plan-3", std::to_string(kMinCoverLiteral), std::to_string(HS_MODE_BLOCK)};
   for (const auto& r : rules) {
     parts.push_back(r.pattern);
     parts.push_back(r.prefilter);
