@@ -4,7 +4,7 @@
 # driver (bench/scan_files.cc) is linked against each, and the two scan the benchmark's
 # training and kernel logs in turns, so that a noisy neighbour slows both alike.
 # Usage: scripts/bench-scan-baseline.sh BUILD [REV] (default REV: b1476fb, the revision
-# whose figures issue 8 calls "today's" scanning speed).
+# whose figures were the scanning speed before the rule catalogue grew from 78 to 141 rules).
 set -euo pipefail
 build=$1
 rev=${2:-b1476fb}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: the performance figures quoted in the README.
 #  1. Log scanning throughput on one core (Google Benchmark, bench/scan_bench.cc), and the
-#     same logs scanned by this build and by revision b1476fb in turns (issue 8's "today").
+#     same logs scanned by this build and by revision b1476fb in turns (before the catalogue grew).
 #  2. The CCL probe's cost per proxy-step sequence, 1 / 2 / 4 threads (scripts/bench-probe.sh).
 #  3. A generated 1,250-host x 8-GPU bundle (>= 1 GB of logs): `aegis diagnose` wall time
 #     against `cat` and ripgrep on the same files, interleaved (medians and ranges), and
