@@ -14,6 +14,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,7 +54,7 @@ class CclCoalescer {
     double ts = 0;
     std::string file_name;
     bool pending = false;
-    double shipped_ts = -1;
+    double shipped_ts = -std::numeric_limits<double>::infinity();  // nothing shipped yet: any time is newer
     uint64_t touched = 0;
   };
   std::string node_;

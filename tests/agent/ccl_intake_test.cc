@@ -55,6 +55,20 @@ TEST(CclCoalescer, ShipsTheNewestRecordPerCommAndRankOnce) {
   ASSERT_EQ(Flush(&c, &counters).size(), 1u);
 }
 
+// A clock before 1970 (a host whose clock was never set) is still the newest record of its
+// key: one a coalescer takes is shipped (found by fuzz/agent_ccl_fuzz.cc).
+TEST(CclCoalescer, ARecordTakenWithAnyTimeIsShipped) {
+  AgentCounters counters;
+  CclCoalescer c("node-0007", &counters);
+  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, -1764497523.125, 10)));
+  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 1, 0, 10)));
+  auto evs = Flush(&c, &counters);
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0]["record"]["ts"], -1764497523.125);
+  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, -1764497523.125, 10)));  // shipped already
+  EXPECT_TRUE(Flush(&c, &counters).empty());
+}
+
 TEST(CclCoalescer, InvalidRecordsAreCounted) {
   AgentCounters counters;
   CclCoalescer c("n", &counters);
