@@ -13,6 +13,7 @@
 #include "agent/fs_util.h"
 #include "agent/log.h"
 #include "bundle/bundle_reader.h"
+#include "common/fixed_int.h"
 #include "common/text.h"
 
 namespace aegis::agent {
@@ -22,23 +23,6 @@ namespace {
 constexpr uint32_t kMagic = 0x31514541;  // "AEQ1" little-endian
 constexpr size_t kHeader = 20;
 constexpr uint32_t kMaxPayload = 64u << 20;
-
-void PutU32(char* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void PutU64(char* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-uint32_t GetU32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-uint64_t GetU64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
 
 uint32_t RecordCrc(const char* header, std::string_view payload) {
   uint32_t crc = Crc32c(header + 4, 12);

@@ -1,16 +1,14 @@
 #include "cli/agent_cmd.h"
 
-
 #include <signal.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
 #include "agent/agent.h"
+#include "cli/command_line.h"
 
 namespace aegis {
 

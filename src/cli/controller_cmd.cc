@@ -1,11 +1,9 @@
 #include "cli/controller_cmd.h"
 
-
 #include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
-#include <cstring>
 
 #include "cli/command_line.h"
 #include "cli/incidents_cmd.h"
@@ -153,7 +151,6 @@ void DescribeLiveSystemCommands(CLI::App& app) {
 
 int RunLiveSystemCommand(int argc, char** argv) {
   const std::string word = CommandWord(argc, argv);
-  if (word.empty()) return -1;
   if (word != "controller" && word != "jobs" && word != "status" && word != "incidents") return -1;
 
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/fixed_int.h"
+
 namespace aegis {
 
 namespace {
@@ -32,18 +34,6 @@ std::string PathOf(const std::string& dir, const std::string& key) { return dir 
 // the serialized database.
 constexpr std::string_view kMagic = "AEGISDB2";
 constexpr size_t kHeader = kMagic.size() + 8;
-
-std::string LengthBytes(uint64_t n) {
-  std::string b(8, '\0');
-  for (int i = 0; i < 8; ++i) b[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return b;
-}
-
-uint64_t ReadLength(std::string_view b) {
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(b[static_cast<size_t>(i)]);
-  return n;
-}
 
 // mkdir -p for the cache's own directory (two levels at most below an existing one).
 bool MakeDirs(const std::string& dir) {
@@ -93,7 +83,7 @@ CachedDatabase LoadCachedDatabase(const std::string& key) {
   }
   close(fd);
   if (bytes.size() < kHeader || std::string_view(bytes).substr(0, kMagic.size()) != kMagic) return out;
-  const uint64_t extra = ReadLength(std::string_view(bytes).substr(kMagic.size(), 8));
+  const uint64_t extra = GetU64(bytes.data() + kMagic.size());
   if (extra > bytes.size() - kHeader) return out;
   const size_t db_at = kHeader + static_cast<size_t>(extra);
   if (hs_deserialize_database(bytes.data() + db_at, bytes.size() - db_at, &out.db) != HS_SUCCESS) {
@@ -111,7 +101,7 @@ void StoreCachedDatabase(const std::string& key, const hs_database* db, std::str
   size_t serialized_size = 0;
   if (hs_serialize_database(db, &serialized, &serialized_size) != HS_SUCCESS) return;
   std::string file(kMagic);
-  file += LengthBytes(extra.size());
+  AppendU64(&file, extra.size());
   file += extra;
   file.append(serialized, serialized_size);
   std::free(serialized);

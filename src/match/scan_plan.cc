@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "common/fixed_int.h"
 #include "match/literal_cover.h"
 
 namespace aegis {
@@ -41,18 +42,6 @@ std::vector<std::string> RuleCover(const Rule& rule) {
   if (!rule.prefilter.empty())
     if (auto cover = LiteralCover(rule.prefilter, kMinCoverLiteral); !cover.empty()) return cover;
   return LiteralCover(rule.pattern, kMinCoverLiteral);
-}
-
-void PutU32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) *out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-bool GetU32(std::string_view* in, uint32_t* v) {
-  if (in->size() < 4) return false;
-  *v = 0;
-  for (int i = 3; i >= 0; --i) *v = (*v << 8) | static_cast<unsigned char>((*in)[static_cast<size_t>(i)]);
-  in->remove_prefix(4);
-  return true;
 }
 
 }  // namespace
@@ -94,13 +83,13 @@ std::vector<std::string> PlanKeyParts(const std::vector<Rule>& rules) {
 
 std::string ScanPlan::Serialize() const {
   std::string out;
-  PutU32(&out, static_cast<uint32_t>(expressions.size()));
+  AppendU32(&out, static_cast<uint32_t>(expressions.size()));
   for (const auto& e : expressions) {
-    PutU32(&out, static_cast<uint32_t>(e.pattern.size()));
+    AppendU32(&out, static_cast<uint32_t>(e.pattern.size()));
     out += e.pattern;
-    PutU32(&out, e.flags);
-    PutU32(&out, static_cast<uint32_t>(e.rules.size()));
-    for (uint32_t r : e.rules) PutU32(&out, r);
+    AppendU32(&out, e.flags);
+    AppendU32(&out, static_cast<uint32_t>(e.rules.size()));
+    for (uint32_t r : e.rules) AppendU32(&out, r);
   }
   return out;
 }
@@ -108,17 +97,17 @@ std::string ScanPlan::Serialize() const {
 std::optional<ScanPlan> ScanPlan::Parse(std::string_view in, size_t rule_count) {
   ScanPlan plan;
   uint32_t n = 0;
-  if (!GetU32(&in, &n) || n > in.size()) return std::nullopt;  // each takes several bytes
+  if (!ConsumeU32(&in, &n) || n > in.size()) return std::nullopt;  // each takes several bytes
   plan.expressions.resize(n);
   for (auto& e : plan.expressions) {
     uint32_t len = 0, count = 0;
-    if (!GetU32(&in, &len) || len > in.size()) return std::nullopt;
+    if (!ConsumeU32(&in, &len) || len > in.size()) return std::nullopt;
     e.pattern.assign(in.substr(0, len));
     in.remove_prefix(len);
-    if (!GetU32(&in, &e.flags) || !GetU32(&in, &count) || count > in.size() / 4) return std::nullopt;
+    if (!ConsumeU32(&in, &e.flags) || !ConsumeU32(&in, &count) || count > in.size() / 4) return std::nullopt;
     e.rules.resize(count);
     for (auto& r : e.rules)
-      if (!GetU32(&in, &r) || r >= rule_count) return std::nullopt;
+      if (!ConsumeU32(&in, &r) || r >= rule_count) return std::nullopt;
     if (e.rules.empty()) return std::nullopt;
   }
   if (!in.empty()) return std::nullopt;
