@@ -192,17 +192,16 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Status::NotFound(dir + ": no such bundle directory");
   const fs::path root(dir);
-  std::string text;
-  Topology topology;
-  Job job;
-  for (const char* name : {"topology.json", "job.json"})
-    if (!fs::exists(root / name, ec)) return Status::NotFound(dir + ": " + name + " is missing");
+  auto missing = [&](const char* name) { return Status::NotFound(dir + ": " + name + " is missing"); };
+  if (!fs::exists(root / "topology.json", ec)) return missing("topology.json");
+  std::string job_text;
+  if (Status s = ReadJsonFile(root / "job.json", &job_text); !s.ok()) return s.IsNotFound() ? missing("job.json") : s;
 
   // The logs are most of the work and need only the job's start (the year of yearless
   // times): they are scanned while the topology, the facts and the probes are read.
+  Job job;
   double ref = static_cast<double>(std::time(nullptr));
-  if (ReadJsonFile(root / "job.json", &text).ok() && ParseJob(text, &job, nullptr).ok() && !std::isnan(job.started_at))
-    ref = job.started_at;
+  if (ParseJob(job_text, &job, nullptr).ok() && !std::isnan(job.started_at)) ref = job.started_at;
   std::set<std::string> folders;
   if (fs::is_directory(root / "nodes", ec))
     for (const auto& d : fs::directory_iterator(root / "nodes", ec))
@@ -214,13 +213,13 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   // An early return waits for the scan too: std::async's future joins in its destructor.
   auto scan = std::async(std::launch::async, [&] { return ScanLogs(logs, matcher, so, options.threads); });
 
-  for (const char* name : {"topology.json", "job.json"}) {
-    Status s = ReadJsonFile(root / name, &text);
-    if (s.IsNotFound()) return Status::NotFound(dir + ": " + name + " is missing");
-    if (!s.ok()) return s;
-    s = name == std::string("job.json") ? ParseJob(text, &job, b) : ParseTopology(text, &topology, b);
-    if (!s.ok()) return Status::InvalidArgument(dir + ": " + s.message());
-  }
+  // Parsed in this order, topology first, so that their problems are reported in it.
+  std::string text;
+  Topology topology;
+  if (Status s = ReadJsonFile(root / "topology.json", &text); !s.ok())
+    return s.IsNotFound() ? missing("topology.json") : s;
+  if (Status s = ParseTopology(text, &topology, b); !s.ok()) return Status::InvalidArgument(dir + ": " + s.message());
+  if (Status s = ParseJob(job_text, &job, b); !s.ok()) return Status::InvalidArgument(dir + ": " + s.message());
   for (const auto& h : job.hosts)
     if (topology.FindNode(h) < 0) b->Report("job.json", Status::InvalidArgument("host " + h + " is not in topology.json"));
   b->SetTopology(std::move(topology));
