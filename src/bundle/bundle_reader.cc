@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/text.h"
 #include "common/time.h"
 
 namespace aegis {
@@ -77,14 +79,23 @@ void Problem(Reporter* reporter, const char* where, std::string what) {
   if (reporter) reporter->Report(where, Status::InvalidArgument(std::move(what)));
 }
 
-double GetTime(const object& o, const char* key) {
+// A time field of job.json: epoch seconds or an RFC 3339 string; absent or null is no
+// time. Anything else is reported (a time window built on a misread time would be worse
+// than none) and read as no time.
+double GetTime(const object& o, const char* key, Reporter* reporter) {
   element v;
-  if (o[key].get(v)) return NAN;
+  if (o[key].get(v) || v.is_null()) return NAN;
   double d = 0;
-  if (v.is_number() && !v.get_double().get(d)) return d;
+  if (v.is_number() && !v.get_double().get(d) && std::isfinite(d)) return d;
   std::string_view s;
-  if (!v.get_string().get(s))
+  if (!v.get_string().get(s)) {
     if (auto t = ParseIsoTime(std::string(s))) return *t;
+    Problem(reporter, "job.json",
+            fmt::format("{} \"{}\" is not an RFC 3339 time (2026-11-30T10:00:00Z) or epoch seconds: read as no time",
+                        key, SanitizeForOutput(s, 64)));
+    return NAN;
+  }
+  Problem(reporter, "job.json", fmt::format("{} is not a time (an RFC 3339 string or epoch seconds): read as no time", key));
   return NAN;
 }
 
@@ -172,8 +183,8 @@ Status ParseJob(std::string_view text, Job* out, Reporter* reporter) {
     if (auto state = ParseJobState(s)) job.state = *state;
     else Problem(reporter, "job.json", "unknown state '" + s + "', taken as failed");
   }
-  job.started_at = GetTime(j, "started_at");
-  job.ended_at = GetTime(j, "ended_at");
+  job.started_at = GetTime(j, "started_at", reporter);
+  job.ended_at = GetTime(j, "ended_at", reporter);
   job.hosts = GetStrings(j, "hosts");
   array ranks;
   if (!j["ranks"].get_array().get(ranks)) {

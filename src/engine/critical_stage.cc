@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "engine/stages.h"
@@ -139,9 +140,17 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
   size_t lines = 0;
   for (const auto& [node, list] : by_node) lines += list.size();
   const size_t hosts_hit = by_node.size();
-  const double score = hosts_hit <= 2 ? 0.95 : hosts_hit <= 4 ? 0.7 : 0.5;
-  Confidence c = Support(score, fmt::format("{} critical line(s) on {} host(s) within the job's time window{}", lines,
-                                            hosts_hit, hosts_hit > 2 ? "; several hosts at once: a shared cause is possible" : ""));
+  double score = hosts_hit <= 2 ? 0.95 : hosts_hit <= 4 ? 0.7 : 0.5;
+  // Without the job's start, a line from days before (kernel logs keep history since
+  // boot) cannot be told from this job's: said, and not trusted as much.
+  const bool windowed = !std::isnan(inc.job.started_at);
+  if (!windowed) score = std::min(score, 0.6);
+  Confidence c = Support(
+      score, fmt::format("{} critical line(s) on {} host(s) {}{}", lines, hosts_hit,
+                         windowed ? "within the job's time window"
+                                  : "of any date: the job has no start time, so there is no time window and history "
+                                    "cannot be told from this job's lines",
+                         hosts_hit > 2 ? "; several hosts at once: a shared cause is possible" : ""));
   if (any_hardware) {
     std::string hosts;
     for (const auto& i : v->isolate) hosts += (hosts.empty() ? "" : ", ") + i.host;

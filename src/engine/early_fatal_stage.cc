@@ -1,7 +1,8 @@
 // Stage 2: when no node is proven bad, the first fatal line says what kind of failure
 // this is. A configuration error or the job's own exception, seen before the distributed
 // errors (which then are its echo: peers of a dead process report connection errors
-// naming its host, every other rank times out), decides the verdict. Distributed errors
+// naming its host, every other rank times out), decides the verdict; configuration lines
+// are symptoms that ConfigCheck's findings explain (config_errors.cc). Distributed errors
 // that clearly come first leave the decision to RootDiag.
 #include <fmt/format.h>
 
@@ -42,7 +43,7 @@ std::string Before(double t, double t_dist) {
 
 }  // namespace
 
-bool EarlyFatalStage(const Incident& inc, Verdict* v) {
+bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& findings, Verdict* v) {
   std::vector<const LocatedEvent*> config, user, dist;
   for (const auto& e : inc.events) {
     if (e.source == SourceKind::kSwitch || !inc.MayCause(e)) continue;
@@ -60,30 +61,8 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
   std::sort(user.begin(), user.end(), by_time);
   const double t_config = Earliest(config, false), t_user = Earliest(user, false), t_dist = Earliest(dist, true);
 
-  if (!config.empty() && NotLater(t_config, t_dist) && NotLater(t_config, t_user)) {
-    // Repair each host that printed a configuration error, with the rule's key.
-    std::map<std::string, const LocatedEvent*> first_by_host;
-    for (auto* e : config)
-      if (e->node >= 0 && !first_by_host.count(e->host)) first_by_host[e->host] = e;
-    if (first_by_host.empty()) return false;
-    std::set<std::string> keys;
-    for (const auto& [host, e] : first_by_host) {
-      RepairEntry r;
-      r.host = HostOf(inc, e->node);
-      r.component = Component::kConfig;
-      r.key = e->ev.config_key;
-      v->repair.push_back(r);
-      v->evidence.push_back(EvidenceOf(*e));
-      keys.insert(e->ev.rule_id);
-    }
-    Decide(v, Action::kRepair, Cause::kConfig, Stage::kConfigCheck,
-           fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
-                       first_by_host.size()),
-           Support(std::isinf(t_dist) ? 0.8 : 0.85,
-                   fmt::format("{} configuration error line(s) on {} host(s), {}", config.size(), first_by_host.size(),
-                               Before(t_config, t_dist))));
-    return true;
-  }
+  if (!config.empty() && NotLater(t_config, t_dist) && NotLater(t_config, t_user))
+    return ConfigErrorsStage(inc, config, findings, Before(t_config, t_dist), v);
   if (!user.empty() && NotLater(t_user, t_dist)) {
     const LocatedEvent* first = user.front();
     std::string what = first->ev.rule_id;

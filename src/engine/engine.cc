@@ -80,17 +80,17 @@ Verdict Run(const Incident& inc, const Catalog& catalog, const DecideOptions& op
   //  when neither finds a host it is "nothing stands out" (none), never offline for all.
   const auto net = RunNetDiag(inc);
   if (CriticalStage(inc, net, &v)) return v;
-  if (EarlyFatalStage(inc, &v)) return v;
+  const auto config = RunConfigCheck(inc, catalog);
+  if (EarlyFatalStage(inc, config, &v)) return v;
   if (!slow && CclHangStage(inc, net, &v)) return v;
   if (slow && (CclDegradationStage(inc, &v) || MetricStage(inc, catalog, options.outliers, &v))) return v;
-  const auto config = RunConfigCheck(inc, catalog);
   const auto dist = FindDistCandidate(inc);
   if (dist && dist->confidence.level == Strength::kHigh && DistStage(inc, *dist, config, net, &v)) return v;
   if (ConfigCheckStage(inc, config, &v)) return v;
   if (NetDiagStage(inc, net, &v)) return v;
   if (dist && DistStage(inc, *dist, config, net, &v)) return v;
   if (!slow && MetricStage(inc, catalog, options.outliers, &v)) return v;
-  if (slow && NothingStandsOutStage(inc, &v)) return v;
+  if (slow && NothingStandsOutStage(inc, &v)) return v;  // always decides
   OfflineStage(inc, &v);
   return v;
 }

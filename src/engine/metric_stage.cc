@@ -93,8 +93,22 @@ bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptio
 }
 
 bool NothingStandsOutStage(const Incident& inc, Verdict* v) {
-  if (inc.metrics.empty() && inc.ccl.empty()) return false;  // nothing was compared: offline
   Evidence e;
+  if (inc.metrics.empty() && inc.ccl.empty()) {
+    // Nothing to compare is not a reason to take every host out of service: a slow job
+    // still runs, and sending all of it to offline diagnosis costs more than it can find.
+    e.file = ".";
+    e.rule = "no-signal";
+    e.text = fmt::format("no CCL counters (the probe's snapshots) and no metric series to compare; no rule matched "
+                         "a cause in {} bytes of logs",
+                         inc.bytes_scanned);
+    v->evidence.push_back(e);
+    Decide(v, Action::kNone, Cause::kUnknown, Stage::kMetricOutlier,
+           "the job is slow, but there was nothing to compare its hosts by (no probe counters, no metrics); nothing "
+           "to isolate: load the probe or collect metrics to find a straggler.",
+           Support(0.2, e.text));
+    return true;
+  }
   e.file = inc.metrics.empty() ? "ccl" : "metrics";
   e.rule = "no-outlier";
   e.text = fmt::format("{} metric series and {} CCL records compared; none stays apart from the others",

@@ -46,9 +46,17 @@ std::vector<NetFinding> RunNetDiag(const Incident& inc);
 //    repair of the port.
 bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v);
 
-// 2. The earliest fatal lines are configuration errors (repair them) or the job's own
-//    (user-error gate: action none) rather than distributed errors that follow them.
-bool EarlyFatalStage(const Incident& inc, Verdict* v);
+// 2. The earliest fatal lines are configuration errors (repair what they mean, with
+//    ConfigCheck's `findings`) or the job's own (user-error gate: action none) rather than
+//    distributed errors that follow them.
+bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& findings, Verdict* v);
+// The configuration error lines that came first (earliest first): a finding that explains
+// them repairs the odd host with its key; lines about a host's own configuration repair
+// it; lines that only say processes disagree name a key and no host, or, without a key,
+// are the job's own mismatch of collectives. `timing` says how they stand against the
+// distributed errors, for the confidence's basis.
+bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent*>& lines,
+                       const std::vector<ConfigFinding>& findings, const std::string& timing, Verdict* v);
 
 // 2b. Process-aware diagnosis from CCL counters (hangs and failures): a compute fault
 //    (the rank behind in launches with nothing in flight) or a communication fault (the
@@ -61,7 +69,8 @@ bool CclDegradationStage(const Incident& inc, Verdict* v);
 
 // Correlation diagnosis of degradation over metrics (the outlier analyzer).
 bool MetricStage(const Incident& inc, const Catalog& catalog, const OutlierOptions& options, Verdict* v);
-// A slow job where counters or metrics were compared and no host stood out: action none.
+// A slow job where no host stood out, or where there was nothing to compare: action none
+// (a slow job is never sent to offline diagnosis whole).
 bool NothingStandsOutStage(const Incident& inc, Verdict* v);
 
 // 3. DistErrors: each line that names a remote endpoint is an edge. Two hosts -> both;

@@ -124,5 +124,48 @@ TEST(BadInput, JobHostsMissingFromTopology) {
   EXPECT_FALSE(v.unreadable.empty());
 }
 
+
+// A start time that is not a time is a problem of the bundle, said as such; without a
+// window the verdict does not claim one, and a week-old critical line is trusted less.
+TEST(BadInput, AnUnreadableStartTimeIsReportedAndTheVerdictHasNoWindow) {
+  test::TempDir dir;
+  const std::string culprit = MakeBundle(dir, "xid79");
+  json job = json::parse(test::ReadFile(dir.Sub("job.json")));
+  job["started_at"] = "2026/11/30 14:50";
+  test::WriteFile(dir.Sub("job.json"), job.dump());
+  Verdict v = DiagnoseDir(dir);
+  bool reported = false;
+  for (const auto& u : v.unreadable)
+    reported |= u.file == "job.json" && u.reason.find("started_at") != std::string::npos &&
+                u.reason.find("2026/11/30 14:50") != std::string::npos;
+  EXPECT_TRUE(reported);
+  EXPECT_EQ(ToString(v.action), "isolate");
+  EXPECT_NE(v.confidence.level, Strength::kHigh);
+  EXPECT_EQ(v.confidence.basis.find("within the job's time window"), std::string::npos) << v.confidence.basis;
+  EXPECT_NE(v.confidence.basis.find("no time window"), std::string::npos) << v.confidence.basis;
+
+  job["started_at"] = json::array({1, 2});
+  test::WriteFile(dir.Sub("job.json"), job.dump());
+  v = DiagnoseDir(dir);
+  reported = false;
+  for (const auto& u : v.unreadable) reported |= u.file == "job.json" && u.reason.find("started_at") != std::string::npos;
+  EXPECT_TRUE(reported);
+}
+
+// A slow job with nothing to compare its hosts by (no probe counters, no metrics, no
+// critical line) is none, with what was missing: never offline for every host.
+TEST(BadInput, ASlowJobWithNothingToGoOnIsNeverSentOfflineWhole) {
+  test::TempDir dir;
+  MakeBundle(dir, "no_signal");
+  json job = json::parse(test::ReadFile(dir.Sub("job.json")));
+  job["state"] = "slow";
+  test::WriteFile(dir.Sub("job.json"), job.dump());
+  Verdict v = DiagnoseDir(dir);
+  EXPECT_EQ(ToString(v.action), "none");
+  EXPECT_TRUE(v.offline.empty());
+  EXPECT_EQ(v.confidence.level, Strength::kLow);
+  EXPECT_NE(v.summary.find("nothing to compare"), std::string::npos) << v.summary;
+}
+
 }  // namespace
 }  // namespace aegis

@@ -33,7 +33,7 @@ TEST(EarlyFatalStage, UntimedLinesAfterAStaleTimedOneDoNotPrecedeTheException) {
     }
   ASSERT_GE(dist, 3u);
   Verdict v;
-  ASSERT_TRUE(EarlyFatalStage(inc, &v));
+  ASSERT_TRUE(EarlyFatalStage(inc, {}, &v));
   EXPECT_EQ(v.action, Action::kNone);
   EXPECT_EQ(v.cause, Cause::kUser);
   EXPECT_EQ(v.stage, Stage::kUserError);
@@ -50,7 +50,7 @@ TEST(EarlyFatalStage, DistributedErrorsWithTheirOwnEarlierTimeComeFirst) {
                    "opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.9 remoteGids::ffff:10.0.0.1\n");
   f.Train(1, "[2026-11-30 10:06:00,000] step 9\n[rank0]:ValueError: bad batch\n");
   Verdict v;
-  EXPECT_FALSE(EarlyFatalStage(f.incident(), &v));
+  EXPECT_FALSE(EarlyFatalStage(f.incident(), {}, &v));
 }
 
 TEST(EarlyFatalStage, AClearlyFirstExceptionIsStrongEvidence) {
@@ -59,7 +59,7 @@ TEST(EarlyFatalStage, AClearlyFirstExceptionIsStrongEvidence) {
   f.Train(2, "[W1130 10:07:00.0 TCPStore.cpp:1] [c10d] recvValue failed on SocketImpl(fd=1, addr=[a]:1, "
              "remote=[node-1]:29500): Connection reset by peer\n");
   Verdict v;
-  ASSERT_TRUE(EarlyFatalStage(f.incident(), &v));
+  ASSERT_TRUE(EarlyFatalStage(f.incident(), {}, &v));
   EXPECT_EQ(v.confidence.level, Strength::kHigh);
 }
 

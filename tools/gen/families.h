@@ -1,7 +1,8 @@
 // Scenario generator, the fault injectors of every scenario, one family per file:
 // critical hardware errors (scenarios_critical.cc), the job's own faults
 // (scenarios_user.cc), distributed errors and their common endpoint (scenarios_dist.cc),
-// configuration and network faults (scenarios_net.cc), the CCL probe's view of hangs and
+// configuration and network faults (scenarios_net.cc), configuration faults whose errors
+// are printed by other hosts (scenarios_config.cc), the CCL probe's view of hangs and
 // slow jobs (scenarios_ccl.cc), metric outliers (scenarios_metrics.cc), and faults whose
 // difficulty is when lines say they happened (scenarios_timing.cc). The table in
 // scenarios.cc names them.
@@ -29,6 +30,9 @@ void InjectConfigMismatch(Scene& s);
 void InjectSwitchFlap(Scene& s);
 void InjectLargePacketLoss(Scene& s);
 void InjectIncidentalEdges(Scene& s);
+
+void InjectConfigSymmetric(Scene& s);
+void InjectCollectiveMismatch(Scene& s);
 
 void InjectComputeHang(Scene& s);
 void InjectCommHang(Scene& s);

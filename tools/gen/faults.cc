@@ -6,6 +6,8 @@
 
 namespace aegis::gen {
 
+using nlohmann::json;
+
 void WatchdogTimeouts(Scene& s, const std::set<int>& except) {
   const long seq = 4000 + s.Rand(50000);
   const long timeout_ms = static_cast<long>(s.b.c.timeout * 1000);
@@ -98,6 +100,40 @@ std::string CriticalXidLine(const GenNode& n, int gpu, int xid, int pid, int nvl
                          "(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)",
                          pci, xid, pid, nvlink);
   }
+}
+
+Drift DriftConfig(Scene& s) {
+  Drift d;
+  d.host = s.Rand(s.Hosts());
+  json& facts = s.b.Node(d.host).facts;
+  switch (s.Rand(5)) {
+    case 0:
+      d = {d.host, "nccl.version", "2.18.1", facts["nccl"]["version"].get<std::string>()};
+      facts["nccl"]["version"] = d.value;
+      break;
+    case 1:
+      d = {d.host, "env.NCCL_IB_GID_INDEX", "1", facts["env"]["NCCL_IB_GID_INDEX"].get<std::string>()};
+      facts["env"]["NCCL_IB_GID_INDEX"] = d.value;
+      break;
+    case 2: {
+      const std::string nic = fmt::format("mlx5_{}", s.Rand(s.Gpus()));
+      d = {d.host, "nic." + nic + ".mtu", "1500", std::to_string(facts["nic"][nic]["mtu"].get<int>())};
+      facts["nic"][nic]["mtu"] = 1500;
+      break;
+    }
+    case 3:
+      // Docker's default /dev/shm: NCCL's shared-memory transport needs far more.
+      d = {d.host, "os.dev_shm_mb", "64", ">= 1024"};
+      facts["os"]["dev_shm_mb"] = 64;
+      break;
+    default:
+      d = {d.host, "gpu.driver_version", "535.183.01", facts["gpu"]["driver_version"].get<std::string>()};
+      facts["gpu"]["driver_version"] = d.value;
+  }
+  s.Expect("repair", "config", "config_check");
+  s.ExpectRepair({{"host", s.N(d.host).host}, {"component", "config"}, {"key", d.key}, {"value", d.value},
+                  {"expected", d.expected}});
+  return d;
 }
 
 }  // namespace aegis::gen

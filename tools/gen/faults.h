@@ -22,6 +22,15 @@ void IbCompletionError(Scene& s, int node, int peer, int rail, double ts, int st
 // resets naming its host, or IB completion errors naming its NIC.
 void PeersLoseConnection(Scene& s, int dead, int count, bool socket_style);
 
+// One host's configuration drifts from the others' (by seed: its NCCL version, RoCE GID
+// index, one NIC's MTU, /dev/shm size or GPU driver), written into its facts; records the
+// repair a correct diagnosis names (host, key, what it has and what the others have).
+struct Drift {
+  int host = -1;
+  std::string key, value, expected;
+};
+Drift DriftConfig(Scene& s);
+
 // A Python exception of the job's own code on rank (node, gpu) at `t`.
 void PythonTraceback(Scene& s, int node, int gpu, double t, const std::string& exception_line);
 

@@ -41,6 +41,13 @@ const std::vector<ScenarioSpec> kScenarios = {
      InjectRootDiagMissing, {"isolate", "hardware", "root_diag"}},
     {"config_mismatch", kFailure, "one host's NCCL version, GID index or MTU differs; connections to it fail",
      InjectConfigMismatch, {"repair", "config", "config_check"}},
+    {"config_symmetric", kFailure,
+     "one host's NCCL version, GID index, MTU, /dev/shm or driver differs; OTHER hosts print collective mismatches "
+     "and completion errors between healthy pairs",
+     InjectConfigSymmetric, {"repair", "config", "config_check"}},
+    {"collective_mismatch", kFailure,
+     "hosts configured alike; several ranks report a mismatch of collectives (the job's own code), then time out",
+     InjectCollectiveMismatch, {"none", "user", "user_error"}},
     {"switch_flap", kFailure, "a switch port flaps three times; its host's NIC goes down and up", InjectSwitchFlap,
      {"repair", "network", "net_diag"}},
     {"large_packet_loss", kFailure, "probes through one link lose only packets above 1500 bytes", InjectLargePacketLoss,

@@ -19,31 +19,6 @@ struct Port {
   int host, rail;
 };
 
-// One host's configuration drifts from the others'; returns the host.
-int DriftConfig(Scene& s) {
-  const int m = s.Rand(s.Hosts());
-  json& facts = s.b.Node(m).facts;
-  std::string key;
-  switch (s.Rand(3)) {
-    case 0:
-      key = "nccl.version";
-      facts["nccl"]["version"] = "2.18.1";
-      break;
-    case 1:
-      key = "env.NCCL_IB_GID_INDEX";
-      facts["env"]["NCCL_IB_GID_INDEX"] = "1";
-      break;
-    default: {
-      const int k = s.Rand(s.Gpus());
-      key = fmt::format("nic.mlx5_{}.mtu", k);
-      facts["nic"][fmt::format("mlx5_{}", k)]["mtu"] = 1500;
-    }
-  }
-  s.Expect("repair", "config", "config_check");
-  s.ExpectRepair({{"host", s.N(m).host}, {"component", "config"}, {"key", key}});
-  return m;
-}
-
 // The switch port of one host's NIC goes down and up three times around the fault.
 Port FlapPort(Scene& s) {
   const int f = s.Rand(s.Hosts()), rail = s.Rand(s.Gpus());
@@ -95,7 +70,7 @@ Port LoseLargePackets(Scene& s) {
 }  // namespace
 
 void InjectConfigMismatch(Scene& s) {
-  const int m = DriftConfig(s);
+  const int m = DriftConfig(s).host;
   // Connections to the odd host fail; it is the common endpoint.
   const bool socket_style = s.Coin();
   PeersLoseConnection(s, m, std::min(5, s.Hosts() - 1), socket_style);
@@ -132,7 +107,7 @@ void InjectIncidentalEdges(Scene& s) {
   int faulty = 0;
   switch (s.seed % 3) {
     case 0:
-      faulty = DriftConfig(s);
+      faulty = DriftConfig(s).host;
       s.Variant("configuration drift");
       break;
     case 1:
