@@ -7,7 +7,7 @@ set -euo pipefail
 build=${1:-build}
 out=${2:-$build/demo}
 rm -rf "$out" && mkdir -p "$out"
-scenarios=(xid79 user_exception rootdiag_missing switch_flap config_mismatch compute_hang ecn_surge)
+scenarios=(xid79 user_exception rootdiag_missing switch_flap config_symmetric compute_hang ecn_surge)
 for s in "${scenarios[@]}"; do
   "$build/aegis-gen" --scenario "$s" --seed 7 --hosts 32 --out "$out/$s" >/dev/null
 done

@@ -104,8 +104,11 @@ bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent
     for (const auto& r : v->repair) {
       std::string s = fmt::format("{} {}", r.host, r.key.empty() ? "(key unknown)" : r.key);
       if (!r.value.empty()) s += "=" + r.value;
+      if (!r.expected.empty()) s += " (expected " + r.expected + ")";
       if (std::find(what.begin(), what.end(), s) == what.end() && what.size() < 4) what.push_back(s);
     }
+    std::set<std::string> printers;
+    for (auto* e : lines) printers.insert(e->host);
     double score = 0.85;
     std::string basis;
     if (!explaining.empty()) {
@@ -117,9 +120,13 @@ bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent
       basis = fmt::format("{} configuration error line(s) on {} host(s) about their own configuration, {}",
                           lines.size(), located, timing);
     }
-    Decide(v, Action::kRepair, Cause::kConfig, Stage::kConfigCheck,
-           fmt::format("configuration error ({}): repair {} and restart.", fmt::join(rules, ", "), fmt::join(what, "; ")),
-           Support(score, basis));
+    const std::string summary =
+        explaining.empty()
+            ? fmt::format("configuration error ({}) about the host's own configuration: repair {} and restart.",
+                          fmt::join(rules, ", "), fmt::join(what, "; "))
+            : fmt::format("configuration error ({}) printed by {} host(s); ConfigCheck finds {}: repair it and restart.",
+                          fmt::join(rules, ", "), printers.size(), fmt::join(what, "; "));
+    Decide(v, Action::kRepair, Cause::kConfig, Stage::kConfigCheck, summary, Support(score, basis));
     return true;
   }
 
