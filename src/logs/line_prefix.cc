@@ -43,8 +43,50 @@ size_t SyslogHostTag(std::string_view s, size_t p) {
   return tag_end + 1 - p;
 }
 
+// The length of "host: " at the start of r, or 0: a cluster host name (a letter and a
+// digit or '-' in it, as in "worker-3", "gpu042", "ip-10-0-0-7.ec2.internal"), a colon, a
+// blank. Python's "torch.distributed.DistBackendError: " has neither digit nor '-'.
+size_t HostLabel(std::string_view r) {
+  size_t e = 0;
+  bool letter = false, digit_or_dash = false;
+  for (; e < r.size() && e <= 64; ++e) {
+    const char c = r[e];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alpha && !IsDigit(c) && c != '.' && c != '-' && c != '_') break;
+    letter |= alpha;
+    digit_or_dash |= IsDigit(c) || c == '-';
+  }
+  return letter && digit_or_dash && e + 1 < r.size() && r[e] == ':' && r[e + 1] == ' ' ? e + 2 : 0;
+}
+
+// "[12] " (a bare bracketed number, which some launchers put before a line and some
+// messages start with): too weak to confirm that what came before it was a host label.
+bool BareBracketNumber(std::string_view m) {
+  if (m.empty() || m[0] != '[') return false;
+  size_t d = 1;
+  while (d < m.size() && IsDigit(m[d])) ++d;
+  return d > 1 && d + 1 < m.size() && m[d] == ']' && m[d + 1] == ' ';
+}
+
+// Where NCCL's own header "host:pid:tid [dev] " ends in m, or 0 when m does not start
+// with one.
+size_t NcclHeaderAt(std::string_view m) {
+  size_t sp = m.find(' ');
+  if (sp == std::string_view::npos || sp + 3 > m.size() || m[sp + 1] != '[') return 0;
+  std::string_view head = m.substr(0, sp);
+  size_t c2 = head.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0) return 0;
+  size_t c1 = head.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos) return 0;
+  int dev;
+  size_t n = ReadUint(m, sp + 2, &dev);
+  return n && sp + 2 + n < m.size() && m[sp + 2 + n] == ']' ? sp + 3 + n : 0;
+}
+
 // One prefix element at p. Returns the new position, or p when nothing was recognised.
-size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out) {
+// `host_label`: whether a pdsh "host: " label may be taken here (not while looking past
+// one, so that "a: a: a: ..." costs one look-ahead, not one per label).
+size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out, bool host_label = true) {
   if (p >= s.size()) return p;
   std::string_view r = s.substr(p);
   size_t used = 0;
@@ -76,6 +118,11 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out) {
         out->zoned = zoned;
       }
       if (q < r.size() && r[q] == ':') ++q;
+      // Kubernetes' container log files (CRI): "<time> stdout|stderr F|P msg".
+      if (size_t c = SkipSpaces(r, q);
+          (StartsWith(r.substr(c), "stdout ") || StartsWith(r.substr(c), "stderr ")) && c + 8 < r.size() &&
+          (r[c + 7] == 'F' || r[c + 7] == 'P') && r[c + 8] == ' ')
+        return p + c + 9;
       // journalctl -o short-iso: "<time> host kernel: msg"
       if (size_t h = SyslogHostTag(r, q); h && !bracket) {
         std::string_view tag = Trim(r.substr(q, h));
@@ -183,6 +230,15 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out) {
       return p + n + 2;
     }
   }
+  // pdsh (DeepSpeed's multi-node launcher) "worker-3: ", only before another prefix or
+  // NCCL's own header: "RuntimeError: msg" has the same shape.
+  if (size_t h = host_label ? HostLabel(r) : 0; h) {
+    LinePrefix probe;
+    const size_t next = SkipSpaces(s, p + h);
+    if (NcclHeaderAt(s.substr(next)) ||
+        (!BareBracketNumber(s.substr(next)) && StripOne(s, next, year, &probe, false) != next))
+      return next;
+  }
   return p;
 }
 
@@ -219,16 +275,10 @@ void ReadGlogTime(std::string_view m, int year, LinePrefix* out) {
 
 // NCCL's own header "host:pid:tid [dev] NCCL ..." (the device is the process's CUDA index).
 void ReadNcclDevice(std::string_view m, LinePrefix* out) {
-  size_t sp = m.find(' ');
-  if (sp == std::string_view::npos || sp + 3 > m.size() || m[sp + 1] != '[') return;
-  std::string_view head = m.substr(0, sp);
-  size_t c2 = head.rfind(':');
-  if (c2 == std::string_view::npos || c2 == 0) return;
-  size_t c1 = head.rfind(':', c2 - 1);
-  if (c1 == std::string_view::npos) return;
-  int dev;
-  size_t n = ReadUint(m, sp + 2, &dev);
-  if (n && sp + 2 + n < m.size() && m[sp + 2 + n] == ']') out->nccl_device = dev;
+  if (!NcclHeaderAt(m)) return;
+  int dev = -1;
+  ReadUint(m, m.find(' ') + 2, &dev);
+  out->nccl_device = dev;
 }
 
 }  // namespace

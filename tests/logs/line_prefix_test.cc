@@ -58,6 +58,39 @@ TEST(LinePrefix, LauncherTags) {
   EXPECT_EQ(p.rank, -1);
 }
 
+// Kubernetes keeps a container's output as "<time> stdout|stderr F|P <line>" (CRI).
+TEST(LinePrefix, ContainerLogFiles) {
+  LinePrefix p;
+  EXPECT_EQ(Msg("2026-11-30T10:11:12.000000000Z stderr F [rank3]:[E1130 10:11:12.5 ProcessGroupNCCL.cpp:1] x", &p),
+            "[E1130 10:11:12.5 ProcessGroupNCCL.cpp:1] x");
+  EXPECT_DOUBLE_EQ(p.ts, kT);
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(Msg("2026-11-30T10:11:12Z stdout P node-7:1234:1290 [5] NCCL WARN x", &p), "node-7:1234:1290 [5] NCCL WARN x");
+  EXPECT_EQ(p.nccl_device, 5);
+  EXPECT_EQ(Msg("2026-11-30T10:11:12Z stdout Fx"), "stdout Fx");
+}
+
+// pdsh, which DeepSpeed's launcher uses across nodes, puts "host: " before each line; it
+// is taken only before another prefix, since "RuntimeError: boom" has the same shape.
+TEST(LinePrefix, PdshHostLabels) {
+  LinePrefix p;
+  EXPECT_EQ(Msg("worker-3: [rank11]: node-7:1234:1290 [3] NCCL WARN x", &p), "node-7:1234:1290 [3] NCCL WARN x");
+  EXPECT_EQ(p.rank, 11);
+  EXPECT_EQ(p.nccl_device, 3);
+  EXPECT_EQ(Msg("worker-3: node-7:1234:1290 [2] NCCL WARN x", &p), "node-7:1234:1290 [2] NCCL WARN x");
+  EXPECT_EQ(p.nccl_device, 2);
+  EXPECT_EQ(Msg("gpu-a100-01: [2026-11-30 10:11:12,000] [INFO] step 3", &p), "[INFO] step 3");
+  EXPECT_DOUBLE_EQ(p.ts, kT);
+  EXPECT_EQ(Msg("RuntimeError: boom"), "RuntimeError: boom");
+  EXPECT_EQ(Msg("ValueError: [1, 2] is not a batch"), "ValueError: [1, 2] is not a batch");
+  EXPECT_EQ(Msg("torch.distributed.DistBackendError: [2] is setting up NCCL communicator"),
+            "torch.distributed.DistBackendError: [2] is setting up NCCL communicator");
+  EXPECT_EQ(Msg("node-3: [2] is setting up NCCL communicator"), "node-3: [2] is setting up NCCL communicator");
+  std::string labels;
+  for (int i = 0; i < 100000; ++i) labels += "a: ";
+  EXPECT_EQ(Msg(labels + "x").size(), labels.size() + 1);  // one look-ahead, no recursion per label
+}
+
 TEST(LinePrefix, DoubleTimestampAndNcclHeader) {
   LinePrefix p;
   std::string m = Msg("2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1313 [3] transport/net_ib.cc:139 NCCL WARN x", &p);
