@@ -84,9 +84,13 @@ size_t NcclHeaderAt(std::string_view m) {
 }
 
 // One prefix element at p. Returns the new position, or p when nothing was recognised.
-// `host_label`: whether a pdsh "host: " label may be taken here (not while looking past
-// one, so that "a: a: a: ..." costs one look-ahead, not one per label).
-size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out, bool host_label = true) {
+// Host labels: whether a pdsh "host: " label may be taken here: kNever while looking past
+// one (so that "a: a: a: ..." costs one look-ahead, not one per label), kBeforePrefix
+// where such a label may also be a message's own word, kAlways in the job's output.
+enum class HostLabels { kNever, kBeforePrefix, kAlways };
+
+size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out,
+                HostLabels host_labels = HostLabels::kBeforePrefix) {
   if (p >= s.size()) return p;
   std::string_view r = s.substr(p);
   size_t used = 0;
@@ -232,11 +236,11 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out, bool ho
   }
   // pdsh (DeepSpeed's multi-node launcher) "worker-3: ", only before another prefix or
   // NCCL's own header: "RuntimeError: msg" has the same shape.
-  if (size_t h = host_label ? HostLabel(r) : 0; h) {
+  if (size_t h = host_labels != HostLabels::kNever ? HostLabel(r) : 0; h) {
     LinePrefix probe;
     const size_t next = SkipSpaces(s, p + h);
-    if (NcclHeaderAt(s.substr(next)) ||
-        (!BareBracketNumber(s.substr(next)) && StripOne(s, next, year, &probe, false) != next))
+    if (host_labels == HostLabels::kAlways || NcclHeaderAt(s.substr(next)) ||
+        (!BareBracketNumber(s.substr(next)) && StripOne(s, next, year, &probe, HostLabels::kNever) != next))
       return next;
   }
   return p;
@@ -283,12 +287,14 @@ void ReadNcclDevice(std::string_view m, LinePrefix* out) {
 
 }  // namespace
 
-LinePrefix ParseLinePrefix(std::string_view line, int year) {
+LinePrefix ParseLinePrefix(std::string_view line, int year, bool host_labels) {
   LinePrefix out;
   out.continuation = !line.empty() && IsSpace(line[0]);
   size_t p = SkipSpaces(line, 0);
   for (int i = 0; i < 8; ++i) {
-    size_t q = StripOne(line, p, year, &out);
+    // pdsh's label comes first, before anything the process printed.
+    const HostLabels labels = host_labels && i == 0 ? HostLabels::kAlways : HostLabels::kBeforePrefix;
+    size_t q = StripOne(line, p, year, &out, labels);
     if (q == p) break;
     p = SkipSpaces(line, q);
   }

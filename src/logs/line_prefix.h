@@ -21,6 +21,9 @@ struct LinePrefix {
 };
 
 // `year` completes timestamps that carry none (syslog "Nov 30 10:11:12", glog "E1130").
-LinePrefix ParseLinePrefix(std::string_view line, int year);
+// `host_labels`: the line is the job's output, where pdsh (DeepSpeed's multi-node
+// launcher) puts "host: " before everything; elsewhere such a label is taken only before
+// another prefix (the kernel's "nvidia-nvswitch1: SXid ..." has the same shape).
+LinePrefix ParseLinePrefix(std::string_view line, int year, bool host_labels = false);
 
 }  // namespace aegis

@@ -87,8 +87,9 @@ namespace {
 // The prefix of a line; a yearless time more than half a year after the reference is
 // last year's (a log from late December read in January).
 LinePrefix ParsePrefix(std::string_view line, const ScanOptions& o) {
-  LinePrefix p = ParseLinePrefix(line, o.year);
-  if (p.yearless && !std::isnan(o.ref_time) && p.ts > o.ref_time + kHalfYear) p = ParseLinePrefix(line, o.year - 1);
+  LinePrefix p = ParseLinePrefix(line, o.year, o.host_labels);
+  if (p.yearless && !std::isnan(o.ref_time) && p.ts > o.ref_time + kHalfYear)
+    p = ParseLinePrefix(line, o.year - 1, o.host_labels);
   return p;
 }
 

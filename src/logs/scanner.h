@@ -28,6 +28,7 @@ struct ScanOptions {
   size_t chunk_bytes = 4u << 20;      // most bytes matched in one pass
   size_t max_line_bytes = 1u << 20;   // longer lines are cut to this many bytes
   size_t lookback_bytes = 64u << 10;  // kept from before a piece, for folding and inherited times
+  bool host_labels = false;           // the job's output: pdsh's "host: " may lead any line (line_prefix.h)
 };
 
 struct ScanStats {

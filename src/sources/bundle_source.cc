@@ -102,8 +102,14 @@ std::vector<LogFile> ListLogs(const fs::path& root, const std::set<std::string>&
 std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, const ScanOptions& so,
                                  int threads) {
   std::vector<ScannedLog> out(logs.size());
+  ScanOptions job_output = so;  // training logs: pdsh's "host: " labels may lead any line
+  job_output.host_labels = true;
   ParallelFor(logs.size(), threads, [&] {
-    return [&, scanner = std::make_shared<Scanner>(matcher, so)](size_t i) {
+    // One scanner per kind of log and thread, each reused from file to file.
+    return [&, scanners = std::make_shared<std::pair<std::unique_ptr<Scanner>, std::unique_ptr<Scanner>>>()](size_t i) {
+      const bool train = logs[i].kind == SourceKind::kTrain;
+      std::unique_ptr<Scanner>& scanner = train ? scanners->second : scanners->first;
+      if (!scanner) scanner = std::make_unique<Scanner>(matcher, train ? job_output : so);
       out[i].stats = scanner->ScanFile(logs[i].path, [&](LogEvent&& ev) {
         if (ev.line_class != LineClass::kNone) out[i].events.push_back(std::move(ev));
       });

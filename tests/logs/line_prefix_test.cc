@@ -89,6 +89,23 @@ TEST(LinePrefix, PdshHostLabels) {
   std::string labels;
   for (int i = 0; i < 100000; ++i) labels += "a: ";
   EXPECT_EQ(Msg(labels + "x").size(), labels.size() + 1);  // one look-ahead, no recursion per label
+  // The kernel names devices the same way: not a label there.
+  EXPECT_EQ(Msg("nvidia-nvswitch1: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 11 egress"),
+            "nvidia-nvswitch1: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 11 egress");
+}
+
+// In the job's output pdsh's label leads every line, whatever follows it.
+TEST(LinePrefix, PdshHostLabelsInTheJobsOutput) {
+  auto job_msg = [](std::string_view line) {
+    return std::string(line.substr(ParseLinePrefix(line, 2026, true).message_offset));
+  };
+  EXPECT_EQ(job_msg("worker-1: KeyError: 'attention_mask'"), "KeyError: 'attention_mask'");
+  EXPECT_EQ(job_msg("worker-1:   File \"/workspace/train.py\", line 512, in <module>"),
+            "File \"/workspace/train.py\", line 512, in <module>");
+  EXPECT_EQ(job_msg("KeyError: 'attention_mask'"), "KeyError: 'attention_mask'");
+  EXPECT_EQ(job_msg("torch.distributed.DistBackendError: NCCL error"), "torch.distributed.DistBackendError: NCCL error");
+  // Only the first element: a second label-like word is the message's own.
+  EXPECT_EQ(job_msg("worker-1: cuda-12: ok"), "cuda-12: ok");
 }
 
 TEST(LinePrefix, DoubleTimestampAndNcclHeader) {

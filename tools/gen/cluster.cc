@@ -52,6 +52,9 @@ Cluster MakeCluster(int hosts, int gpus, uint64_t seed) {
     }
     n.kernel_format = static_cast<int>((static_cast<uint64_t>(i) + seed) % 4);
     n.launcher = static_cast<int>((static_cast<uint64_t>(i) * 7 + seed) % 4);
+    // Most jobs write plain files; one host in six each is a Kubernetes pod or under pdsh.
+    const uint64_t collector = (static_cast<uint64_t>(i) * 5 + seed * 3) % 6;
+    n.collector = collector == 4 ? 1 : collector == 5 ? 2 : 0;
     n.boot = c.start - 3600.0 * static_cast<double>(1 + rng() % 200);
     c.nodes.push_back(n);
   }
@@ -120,12 +123,25 @@ std::string KernelLine(const GenNode& n, double ts, const std::string& msg, int 
   }
 }
 
-std::string TrainLine(const GenNode& n, int rank, const std::string& msg) {
+std::string TrainLine(const GenNode& n, int rank, double ts, const std::string& msg) {
+  std::string line;
   switch (n.launcher) {
-    case 0: return fmt::format("[rank{}]:{}", rank, msg);
-    case 1: return fmt::format("[default{}]:{}", rank, msg);
-    case 2: return fmt::format("{}: {}", rank, msg);
-    default: return msg;
+    case 0: line = fmt::format("[rank{}]:{}", rank, msg); break;
+    case 1: line = fmt::format("[default{}]:{}", rank, msg); break;
+    case 2: line = fmt::format("{}: {}", rank, msg); break;
+    default: line = msg;
+  }
+  switch (n.collector) {
+    case 1: {
+      // containerd's CRI log: RFC 3339 with nanoseconds, the stream, F for a full line.
+      Civil c = ToCivil(ts);
+      const bool err = msg.find("WARN") != std::string::npos || msg.find("Error") != std::string::npos ||
+                       msg.find("[E") != std::string::npos || msg.find("[W") != std::string::npos;
+      return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:09d}Z {} F {}", c.y, c.mo, c.d, c.h, c.mi, c.s,
+                         static_cast<long long>(c.frac * 1e9), err ? "stderr" : "stdout", line);
+    }
+    case 2: return n.host + ": " + line;
+    default: return line;
   }
 }
 
@@ -232,14 +248,14 @@ void TrainNoise(const Cluster& c, int node, std::mt19937_64& rng, LogFile& f, si
     const int rank = c.Rank(node, gpu);
     std::string line;
     if (rng() % 4 == 0 && t < timed_until) {
-      line = TrainLine(n, rank,
+      line = TrainLine(n, rank, t,
                        PyLogTime(t) + fmt::format("[INFO] [logging.py:96:log_dist] [Rank {}] step={}, skipped=0, "
                                                   "lr=[0.00015], loss={:.4f}, grad_norm={:.3f}, tflops={:.1f}",
                                                   rank, ++step_no, 2.0 + static_cast<double>(rng() % 1000) / 1000,
                                                   0.5 + static_cast<double>(rng() % 500) / 1000,
                                                   380.0 + static_cast<double>(rng() % 200) / 10));
     } else {
-      line = TrainLine(n, rank, NcclHeader(n, gpu, 41000 + gpu) + kNccl[rng() % (sizeof kNccl / sizeof *kNccl)]);
+      line = TrainLine(n, rank, t, NcclHeader(n, gpu, 41000 + gpu) + kNccl[rng() % (sizeof kNccl / sizeof *kNccl)]);
     }
     bytes += line.size() + 1;
     f.Add(t, std::move(line));

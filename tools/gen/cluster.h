@@ -20,6 +20,10 @@ struct GenNode {
   std::vector<std::string> nic_switch, nic_port;
   int kernel_format = 0;  // 0 dmesg, 1 dmesg -T, 2 syslog, 3 journalctl short-iso
   int launcher = 0;       // 0 [rankN]:, 1 [defaultN]:, 2 srun "N: ", 3 bare
+  // How the job's output was collected: 0 a plain file, 1 Kubernetes' container log
+  // ("<time> stdout|stderr F " before every line: every line then has a time), 2 pdsh
+  // ("host: " before every line, as DeepSpeed's multi-node launcher runs it).
+  int collector = 0;
   double boot = 0;        // epoch seconds of kernel uptime 0
   // How far the node's own clock is off (seconds): wall-clock kernel-log stamps (dmesg -T,
   // syslog, journal) show ts + clock_offset; uptimes are unaffected.
@@ -76,8 +80,9 @@ class LogFile {
 
 // A kernel line in the node's format (or `format` when >= 0).
 std::string KernelLine(const GenNode& n, double ts, const std::string& msg, int format = -1);
-// A training-process line with the node's launcher prefix for `rank`.
-std::string TrainLine(const GenNode& n, int rank, const std::string& msg);
+// A training-process line with the node's launcher prefix for `rank`, as the node's
+// collector keeps it (a container log stamps it with `ts`).
+std::string TrainLine(const GenNode& n, int rank, double ts, const std::string& msg);
 // PyTorch c10 log header "[E1130 10:11:12.123456789 file.cpp:123] ".
 std::string GlogHeader(char level, double ts, const char* where);
 // Python logging "[2026-11-30 10:11:12,123] ".

@@ -79,7 +79,10 @@ void InjectHistoryBeforeJob(Scene& s) {
 // rarely). Inherited times only bound an untimed line from below: the exception stays first.
 void InjectUntimedAfterStale(Scene& s) {
   Cluster& c = s.b.c;
-  for (auto& n : c.nodes) n.launcher = 2;
+  for (auto& n : c.nodes) {
+    n.launcher = 2;
+    n.collector = 0;  // a container log would give every line a time
+  }
   const double stale = c.fail - c.Scaled(1320 + s.Jitter(60));
   // The job ran a while before that progress line.
   if (stale - c.start < c.Scaled(300)) {

@@ -25,7 +25,7 @@ std::vector<int> Scene::Pick(int count, const std::set<int>& excluded) {
 void Scene::Kernel(int node, double ts, const std::string& msg) { b.Node(node).kernel.Add(ts, KernelLine(N(node), ts, msg)); }
 
 void Scene::Train(int node, int gpu, double ts, const std::string& msg) {
-  b.Node(node).train.Add(ts, TrainLine(N(node), b.c.Rank(node, gpu), msg));
+  b.Node(node).train.Add(ts, TrainLine(N(node), b.c.Rank(node, gpu), ts, msg));
 }
 
 void Scene::NcclWarn(int node, int gpu, double ts, const std::string& msg) {
