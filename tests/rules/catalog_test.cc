@@ -116,5 +116,16 @@ TEST(OperatorRules, FallbackFieldIsParsedAndBoundedItsValuesChecked) {
   refused("{id: bad, class: dist, component: host, fallback: true, pattern: 'x'}", "priority 10 or less");
 }
 
+TEST(ShippedRules, FallbacksAreLowPriorityAndNeverCritical) {
+  size_t fallbacks = 0;
+  for (const auto& r : test::ShippedMatcher().catalog().rules()) {
+    if (!r.fallback) continue;
+    ++fallbacks;
+    EXPECT_NE(r.line_class, LineClass::kCritical) << r.id;
+    EXPECT_LE(r.priority, kMaxFallbackPriority) << r.id;
+  }
+  EXPECT_GE(fallbacks, 2u) << "an NCCL WARN and a kernel driver error fallback";
+}
+
 }  // namespace
 }  // namespace aegis
