@@ -124,7 +124,7 @@ TEST(ShippedRules, FallbacksAreLowPriorityAndNeverCritical) {
     EXPECT_NE(r.line_class, LineClass::kCritical) << r.id;
     EXPECT_LE(r.priority, kMaxFallbackPriority) << r.id;
   }
-  EXPECT_GE(fallbacks, 2u) << "an NCCL WARN and a kernel driver error fallback";
+  EXPECT_GE(fallbacks, 2u) << "an NCCL WARN and a GPU driver error fallback";
 }
 
 }  // namespace
