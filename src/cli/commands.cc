@@ -75,6 +75,7 @@ void ClassifyOne(int fd, const std::string& name, bool multi, bool json, Scanner
       j["xid"] = ev && ev->xid >= 0 ? nlohmann::json(ev->xid) : nlohmann::json(nullptr);
       j["device"] = ev ? DeviceOf(*ev) : nlohmann::json(nullptr);
       j["peer"] = ev ? PeerOf(*ev) : nlohmann::json(nullptr);
+      if (ev && cls != LineClass::kNone && ev->fallback) j["fallback"] = true;  // only when set
       out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out += '\n';
     } else if (ev && cls != LineClass::kNone && line == ev->line) {

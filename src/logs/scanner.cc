@@ -323,6 +323,7 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
     ev.component = ParseComponent(rule.component).value_or(Component::kHost);
     ev.cascade = rule.cascade;
     ev.yields_to_user = rule.yields_to_user;
+    ev.fallback = rule.fallback;
     ev.config_key = rule.config_key;
     ev.line = line_no;
     ev.first_line = rec.first;

@@ -86,6 +86,15 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   r.cascade = n["cascade"] && n["cascade"].as<bool>();
   r.inherit = n["inherit"] && n["inherit"].as<bool>();
   r.yields_to_user = n["yields_to_user"] && n["yields_to_user"].as<bool>();
+  if (n["fallback"]) {
+    if (!n["fallback"].IsScalar() || !YAML::convert<bool>::decode(n["fallback"], r.fallback))
+      throw CatalogError(where + ": fallback must be true or false");
+    if (r.fallback && r.line_class == LineClass::kCritical)
+      throw CatalogError(where + ": a fallback rule cannot be critical (it must never isolate a node alone)");
+    if (r.fallback && r.priority > kMaxFallbackPriority)
+      throw CatalogError(where + ": a fallback rule needs priority " + std::to_string(kMaxFallbackPriority) +
+                         " or less, so that every specific rule wins");
+  }
   r.fold_traceback = Str(n, "fold") == "traceback";
   if (n["fold"] && !r.fold_traceback) throw CatalogError(where + ": unknown fold '" + Str(n, "fold") + "'");
   if (n["samples"])

@@ -18,6 +18,10 @@
 
 namespace aegis {
 
+// The highest priority a fallback rule may have: below every specific rule (whose default
+// is 50 and whose generic catch-alls start at 10).
+inline constexpr int kMaxFallbackPriority = 10;
+
 struct Rule {
   std::string id;
   LineClass line_class = LineClass::kNone;
@@ -36,6 +40,10 @@ struct Rule {
   bool fold_traceback = false;  // the line ends a Python traceback: fold the traceback into it
   bool inherit = false;         // detail line: takes the class of the previous event on the same device
   bool yields_to_user = false;  // critical wrapper ("unhandled cuda error") that a nearby job error explains
+  // Lower-confidence catch-all (an NCCL WARN, a kernel error no specific rule knows): it
+  // classifies what nothing else does, so a decision resting on it is less certain. Never
+  // critical, and at priority kMaxFallbackPriority or less so that every specific rule wins.
+  bool fallback = false;
   std::vector<std::string> samples;  // real lines this rule must match
   std::string source;           // file it came from
   bool from_operator = false;   // loaded from --rules: wins ties of priority with built-in rules

@@ -43,6 +43,7 @@ json LogEventToWire(const WireLogEvent& w) {
   j["nccl_device"] = e.nccl_device >= 0 ? json(e.nccl_device) : json(nullptr);
   j["cascade"] = e.cascade;
   j["yields_to_user"] = e.yields_to_user;
+  if (e.fallback) j["fallback"] = true;  // optional: absent means false
   j["key"] = e.config_key;
   j["traceback_line"] = e.traceback_line;
   json fields = json::object();
@@ -110,6 +111,7 @@ Status LogEventFromWire(const json& j, WireLogEvent* out) {
   step(Get(j, "nccl_device", &e.nccl_device));
   step(Get(j, "cascade", &e.cascade));
   step(Get(j, "yields_to_user", &e.yields_to_user));
+  step(Get(j, "fallback", &e.fallback));
   step(Get(j, "key", &e.config_key));
   step(Get(j, "traceback_line", &e.traceback_line));
   step(Get(j, "text", &e.text));

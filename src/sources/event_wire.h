@@ -6,6 +6,8 @@
 //    "ts_zoned": false, "rule": "xid-79", "class": "critical", "component": "gpu", "xid": 79,
 //    "rank": null, "nccl_device": null, "cascade": false, "yields_to_user": false, "key": "",
 //    "traceback_line": 0, "fields": {"pci": "0000:18:00"}, "text": "NVRM: Xid ..."}
+// plus "fallback": true for a record a lower-confidence catch-all rule classified (absent
+// otherwise).
 // Reading validates every field: an unknown class, component or source is an
 // InvalidArgument naming the field, never a new category. Pure functions.
 #pragma once

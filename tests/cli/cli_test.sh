@@ -42,6 +42,15 @@ assert rows[1][\"xid\"]==79 and rows[1][\"device\"]==\"0000:18:00\" and rows[1][
 assert rows[3][\"peer\"]==\"node2\" and [r[\"line\"] for r in rows]==[1,2,3,4]
 " "$tmp/c.json"'
 check "classify reads stdin" '[ "$("$AEGIS" classify --json <"$tmp/l.log" | wc -l)" -eq 4 ]'
+check "classify: fallback only where a catch-all rule decided" 'python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1])]
+assert all(\"fallback\" not in r for r in rows), rows
+" "$tmp/c.json" && printf "x:1:2 [0] foo.cc:12 NCCL WARN something no rule knows\n" | "$AEGIS" classify --json | python3 -c "
+import json,sys
+r=json.loads(sys.stdin.read())
+assert r[\"class\"]==\"dist\" and r[\"fallback\"] is True and r[\"rule\"]==\"nccl-warn-fallback\", r
+"'
 
 # Operator rules: override without rebuilding; a broken rule file is refused clearly.
 mkdir -p "$tmp/rules" && cat >"$tmp/rules/site.yaml" <<'YAML'

@@ -35,6 +35,22 @@ TEST(Scanner, FindsEventsWithLineNumbersAmongNoise) {
   EXPECT_EQ(st.lines, 1002u);
 }
 
+TEST(Scanner, FallbackRulesMarkTheirEventsAndYieldToSpecificRules) {
+  // A plugin WARN no specific rule knows (aws-ofi-nccl#67) against one that a specific rule
+  // decides (NCCL's own allocation failure, nccl#1235).
+  auto ev = Scan(
+      "10.3.35.83: WARN: Function: main Line: 66: NET/OFI OFI NCCL failure: 2\n"
+      "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n");
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].rule_id, "nccl-warn-fallback");
+  EXPECT_TRUE(ev[0].fallback);
+  EXPECT_EQ(ev[0].line_class, LineClass::kDist);
+  EXPECT_TRUE(ev[0].cascade);
+  EXPECT_EQ(ev[1].rule_id, "nccl-cuda-alloc-failed");
+  EXPECT_FALSE(ev[1].fallback);
+  EXPECT_EQ(ev[1].line_class, LineClass::kUser);
+}
+
 TEST(Scanner, SameResultAcrossChunkSizes) {
   std::string text;
   for (int i = 0; i < 500; ++i) {

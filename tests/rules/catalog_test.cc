@@ -92,5 +92,40 @@ TEST(OperatorRules, ErrorsNameFileAndRule) {
   EXPECT_THROW(Catalog::Load({dir.Sub("no-such-dir")}), CatalogError);
 }
 
+TEST(OperatorRules, FallbackFieldIsParsedAndBoundedItsValuesChecked) {
+  auto load = [](const std::string& rule) {
+    return Catalog::FromSources({{"site.yaml", "rules:\n  - " + rule + "\n"}}, 0);
+  };
+  Catalog c = load("{id: catch-all, class: hint, component: host, priority: 5, fallback: true, pattern: 'oops'}");
+  ASSERT_EQ(c.rules().size(), 1u);
+  EXPECT_TRUE(c.rules()[0].fallback);
+  EXPECT_FALSE(load("{id: plain, class: hint, component: host, pattern: 'oops'}").rules()[0].fallback);
+  EXPECT_FALSE(load("{id: off, class: hint, component: host, priority: 5, fallback: false, pattern: 'x'}").rules()[0].fallback);
+  auto refused = [&](const std::string& rule, const std::string& why) {
+    try {
+      load(rule);
+      ADD_FAILURE() << "accepted: " << rule;
+    } catch (const CatalogError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("site.yaml"), std::string::npos) << e.what();
+    }
+  };
+  refused("{id: bad, class: hint, component: host, priority: 5, fallback: maybe, pattern: 'x'}", "fallback must be true or false");
+  refused("{id: bad, class: hint, component: host, priority: 5, fallback: [true], pattern: 'x'}", "fallback must be true or false");
+  refused("{id: bad, class: critical, component: gpu, priority: 5, fallback: true, pattern: 'x'}", "cannot be critical");
+  refused("{id: bad, class: dist, component: host, fallback: true, pattern: 'x'}", "priority 10 or less");
+}
+
+TEST(ShippedRules, FallbacksAreLowPriorityAndNeverCritical) {
+  size_t fallbacks = 0;
+  for (const auto& r : test::ShippedMatcher().catalog().rules()) {
+    if (!r.fallback) continue;
+    ++fallbacks;
+    EXPECT_NE(r.line_class, LineClass::kCritical) << r.id;
+    EXPECT_LE(r.priority, kMaxFallbackPriority) << r.id;
+  }
+  EXPECT_GE(fallbacks, 2u) << "an NCCL WARN and a GPU driver error fallback";
+}
+
 }  // namespace
 }  // namespace aegis

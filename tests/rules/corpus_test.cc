@@ -1,29 +1,48 @@
-// The shipped catalogue against the corpus of real log lines (tests/data/corpus/*.tsv and
-// tests/data/real-log-lines.tsv, collected from public issue threads and other projects'
-// test data, each with its label). Every line is classified in the context it was posted
-// in, as `aegis classify` sees a log; the test prints the score and every miss, and fails
-// when fewer than 97% of the lines get their label or when any line not labelled critical
-// is classified critical (a false critical drains a healthy node). Each line is also
-// classified alone, as a judge that reads lines one by one would; that score is printed
-// and its false criticals fail too.
+// The shipped catalogue against the corpus of real log lines (tests/data/corpus/README.md),
+// in two parts scored on their own:
+//  - the development set (frameworks.tsv, kernel.tsv, families.tsv and
+//    tests/data/real-log-lines.tsv): the lines the rules are written from. At least 97% of
+//    them must be classified as labelled in the context they were posted in, and none
+//    classified `critical` unless labelled so (a false critical drains a healthy node);
+//  - the held-out set (heldout.tsv): lines from sources no development file and no rule
+//    sample uses, never used to write a rule. It measures how far the catalogue holds on
+//    lines it was not written from: its score is printed with every miss, must reach the
+//    figure logged in the README, and it may have no false critical either.
+// Every line is classified in context (one text per source, in order) and alone, as a
+// judge that reads lines one by one would.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <iostream>
+#include <set>
 
+#include "rules/embedded.h"
 #include "rules/labelled_lines.h"
 #include "test_util.h"
 
 namespace aegis {
 namespace {
 
-std::vector<test::LabelledLine> LoadAll() {
+// The held-out thresholds: the scores of the held-out scoring logged in
+// tests/data/corpus/README.md, rounded down. They are raised only by a new scoring of a
+// held-out set, never by tuning rules to it.
+constexpr size_t kHeldOutInContextPercent = 82;
+constexpr size_t kHeldOutAlonePercent = 84;
+
+std::vector<test::LabelledLine> Load(std::initializer_list<const char*> files) {
   std::vector<test::LabelledLine> all;
-  for (const char* f : {"/corpus/frameworks.tsv", "/corpus/kernel.tsv", "/real-log-lines.tsv"}) {
+  for (const char* f : files) {
     auto rows = test::LoadLabelled(std::string(AEGIS_TEST_DATA) + f);
     all.insert(all.end(), rows.begin(), rows.end());
   }
   return all;
 }
+
+std::vector<test::LabelledLine> Development() {
+  return Load({"/corpus/frameworks.tsv", "/corpus/kernel.tsv", "/corpus/families.tsv", "/real-log-lines.tsv"});
+}
+
+std::vector<test::LabelledLine> HeldOut() { return Load({"/corpus/heldout.tsv"}); }
 
 std::string Names(const std::set<LineClass>& s) {
   std::string out;
@@ -37,6 +56,7 @@ std::string Names(const std::set<LineClass>& s) {
 struct Score {
   size_t right = 0, total = 0;
   std::vector<std::string> misses, false_critical;
+  double Percent() const { return total ? 100.0 * static_cast<double>(right) / static_cast<double>(total) : 0.0; }
 };
 
 Score Compare(const std::vector<test::LabelledLine>& rows, const std::vector<LineClass>& got) {
@@ -57,48 +77,102 @@ Score Compare(const std::vector<test::LabelledLine>& rows, const std::vector<Lin
 }
 
 void Print(const char* what, const Score& s) {
-  std::cout << what << ": " << s.right << "/" << s.total << " right ("
-            << (s.total ? 100.0 * static_cast<double>(s.right) / static_cast<double>(s.total) : 0.0) << "%), "
+  std::cout << what << ": " << s.right << "/" << s.total << " right (" << s.Percent() << "%), "
             << s.false_critical.size() << " false critical\n";
   for (const auto& m : s.misses) std::cout << "  miss " << m << "\n";
 }
 
-TEST(Corpus, EveryFileIsRead) {
-  auto rows = LoadAll();
-  std::map<std::string, size_t> per_file;
-  for (const auto& r : rows) {
-    ++per_file[r.file];
-    EXPECT_FALSE(test::Expected(r).empty()) << r.file << " " << r.id << ": label '" << r.label << "' / category '"
-                                            << r.category << "' names no class";
-  }
-  EXPECT_GE(per_file["frameworks.tsv"], 321u);
-  EXPECT_GE(per_file["kernel.tsv"], 366u);
-  EXPECT_GE(per_file["real-log-lines.tsv"], 82u);
-}
-
-TEST(Corpus, ClassifiedAsLabelledInContext) {
-  auto rows = LoadAll();
+Score InContext(const std::vector<test::LabelledLine>& rows) {
   ScanOptions o;
   o.year = 2026;
   Scanner scanner(test::ShippedMatcher(), o);
-  const Score s = Compare(rows, test::ClassifyInContext(rows, scanner));
-  Print("in context", s);
-  EXPECT_TRUE(s.false_critical.empty()) << s.false_critical.size() << " false critical, first: "
-                                        << (s.false_critical.empty() ? "" : s.false_critical.front());
-  EXPECT_GE(s.right * 100, s.total * 97) << s.right << " of " << s.total << " lines right";
+  return Compare(rows, test::ClassifyInContext(rows, scanner));
 }
 
-TEST(Corpus, ClassifiedAsLabelledAlone) {
-  auto rows = LoadAll();
+Score Alone(const std::vector<test::LabelledLine>& rows) {
   ScanOptions o;
   o.year = 2026;
   Scanner scanner(test::ShippedMatcher(), o);
   std::vector<LineClass> got;
   for (const auto& r : rows) got.push_back(test::ClassifyAlone(r.line, scanner));
-  const Score s = Compare(rows, got);
-  Print("alone", s);
+  return Compare(rows, got);
+}
+
+void ExpectNoFalseCritical(const Score& s) {
   EXPECT_TRUE(s.false_critical.empty()) << s.false_critical.size() << " false critical, first: "
                                         << (s.false_critical.empty() ? "" : s.false_critical.front());
+}
+
+TEST(Corpus, EveryFileIsRead) {
+  std::map<std::string, size_t> per_file;
+  for (const auto& rows : {Development(), HeldOut()})
+    for (const auto& r : rows) {
+      ++per_file[r.file];
+      EXPECT_FALSE(test::Expected(r).empty()) << r.file << " " << r.id << ": label '" << r.label << "' / category '"
+                                              << r.category << "' names no class";
+    }
+  EXPECT_GE(per_file["frameworks.tsv"], 321u);
+  EXPECT_GE(per_file["kernel.tsv"], 366u);
+  EXPECT_GE(per_file["families.tsv"], 90u);
+  EXPECT_GE(per_file["real-log-lines.tsv"], 82u);
+  EXPECT_GE(per_file["heldout.tsv"], 150u);
+}
+
+// The held-out set shares no source with the development set or the rules: no URL of a
+// held-out line is the URL of a development line or appears in a rule file, and no
+// held-out line is a rule's sample.
+TEST(Corpus, HeldOutSharesNoSourceWithTheRules) {
+  std::set<std::string> dev_urls;
+  for (const auto& r : Development()) dev_urls.insert(r.url);
+  std::string rule_text;
+  for (const auto& f : EmbeddedRuleFiles()) rule_text.append(f.text);
+  std::set<std::string> samples;
+  for (const auto& rule : test::ShippedMatcher().catalog().rules())
+    samples.insert(rule.samples.begin(), rule.samples.end());
+  // A URL cited in a rule file, followed by anything but more of a URL (".../issues/193" is
+  // not cited by ".../issues/1935").
+  auto cited = [&](const std::string& url) {
+    for (size_t at = rule_text.find(url); at != std::string::npos; at = rule_text.find(url, at + 1)) {
+      const size_t end = at + url.size();
+      if (end == rule_text.size() || !(std::isalnum(static_cast<unsigned char>(rule_text[end])) || rule_text[end] == '/'))
+        return true;
+    }
+    return false;
+  };
+  for (const auto& r : HeldOut()) {
+    EXPECT_EQ(dev_urls.count(r.url), 0u) << r.id << ": its source is also a development source: " << r.url;
+    EXPECT_FALSE(cited(r.url)) << r.id << ": a rule file cites its source: " << r.url;
+    EXPECT_EQ(samples.count(r.line), 0u) << r.id << " is a rule's sample";
+  }
+}
+
+TEST(Corpus, DevelopmentClassifiedAsLabelledInContext) {
+  const Score s = InContext(Development());
+  Print("development, in context", s);
+  ExpectNoFalseCritical(s);
+  EXPECT_GE(s.right * 100, s.total * 97) << s.right << " of " << s.total << " lines right";
+}
+
+TEST(Corpus, DevelopmentClassifiedAsLabelledAlone) {
+  const Score s = Alone(Development());
+  Print("development, alone", s);
+  ExpectNoFalseCritical(s);
+}
+
+// The held-out score: printed with every miss (never read while writing rules, see the
+// README's protocol), no false critical, and at least the score logged in the README.
+TEST(Corpus, HeldOutClassifiedAsLabelledInContext) {
+  const Score s = InContext(HeldOut());
+  Print("held-out, in context", s);
+  ExpectNoFalseCritical(s);
+  EXPECT_GE(s.right * 100, s.total * kHeldOutInContextPercent) << s.right << " of " << s.total << " lines right";
+}
+
+TEST(Corpus, HeldOutClassifiedAsLabelledAlone) {
+  const Score s = Alone(HeldOut());
+  Print("held-out, alone", s);
+  ExpectNoFalseCritical(s);
+  EXPECT_GE(s.right * 100, s.total * kHeldOutAlonePercent) << s.right << " of " << s.total << " lines right";
 }
 
 }  // namespace

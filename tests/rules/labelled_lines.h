@@ -27,7 +27,8 @@ struct LabelledLine {
 };
 
 // Every row of the TSV at `path` (header skipped). A field the TSV writer quoted
-// CSV-style ("...""should dump""...") is unquoted; the line is otherwise byte-exact.
+// CSV-style ("...""should dump""...") is unquoted, and in it `\t` stands for a tab (a
+// line with tabs could not be a TSV field); the line is otherwise byte-exact.
 inline std::vector<LabelledLine> LoadLabelled(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<LabelledLine> out;
@@ -50,6 +51,11 @@ inline std::vector<LabelledLine> LoadLabelled(const std::string& path) {
     if (l.line.size() >= 2 && l.line.front() == '"' && l.line.back() == '"') {
       std::string u;
       for (size_t i = 1; i + 1 < l.line.size(); ++i) {
+        if (l.line[i] == '\\' && l.line[i + 1] == 't') {
+          u += '\t';
+          ++i;
+          continue;
+        }
         u += l.line[i];
         if (l.line[i] == '"' && l.line[i + 1] == '"') ++i;
       }
