@@ -10,8 +10,10 @@
 //      < 50 ms);
 //   4. the reports of a running job's agents: each of the 1,250 agents posts an empty batch
 //      (what an agent sends every --report-interval while its node runs a job, answered
-//      with its node's scope), as fast as 64 connections go: posts per second and the CPU
-//      time of this process (server and clients together: an upper bound) per post.
+//      with its node's scope) on a connection of its own, as an idle agent does (it closes
+//      its connection when its queue is empty), from 64 client threads as fast as they go:
+//      posts per second and the CPU time of this process (server and clients together: an
+//      upper bound) per post.
 // Run: build/aegis_controller_bench [--hosts N] [--rounds R] [--threads T] [--sync full|normal]
 #include <fmt/format.h>
 #include <httplib.h>
@@ -253,10 +255,10 @@ int main(int argc, char** argv) {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&] {
-        httplib::Client client("127.0.0.1", port);
-        client.set_keep_alive(true);
-        for (size_t i; (i = next++) < total;)
+        for (size_t i; (i = next++) < total;) {
+          httplib::Client client("127.0.0.1", port);
           if (Post(client, "/api/v1/events", bodies[i % bodies.size()]) != 200) ++failed;
+        }
       });
     for (auto& t : pool) t.join();
     const double s = Seconds(t0, Clock::now());

@@ -265,6 +265,10 @@ double Sender::RunOnce() {
       }
     }
     queue_->Ack(recs.size());
+    // Going idle: the connection is closed, not kept. A kept-alive connection holds one
+    // of the controller's worker threads while it waits for the next request, and the
+    // agents of a running job post every second.
+    if (queue_->queued() == 0) client_->stop();
     counters_->Add(counters_->events_accepted, accepted);
     counters_->Add(counters_->events_duplicate, duplicates);
     counters_->last_send_ok.store(NowEpoch(), std::memory_order_relaxed);

@@ -12,6 +12,8 @@
 //   other 4xx    logged (the batch or the API does not fit), retried with backoff; never
 //                dropped: losing data silently is worse than a growing, visible queue
 //   refused, timeouts, 5xx  retried with exponential backoff (0.5 s doubling to 30 s, +-20%)
+// The connection is kept alive while batches follow one another and closed when the queue
+// is empty: an idle connection would hold one of the controller's worker threads.
 // A heartbeat rides along every `heartbeat_s` (alone when nothing is queued), but only
 // with a batch that empties the queue: its `at` promises the controller that every event
 // the agent read before `at` was sent in this batch or an earlier one, so `at` is the
