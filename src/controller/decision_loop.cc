@@ -619,13 +619,16 @@ Status DecisionLoop::LoadReturns(const Job& job, std::map<std::string, double, s
 // A person returned a host of a live job to service: its window moved, and which of its
 // events are the job's must be decided again, so the picture is rebuilt from the store.
 Status DecisionLoop::RefreshReturns(double now) {
+  double earliest = INFINITY;
+  for (const auto& [id, job] : live_) earliest = std::min(earliest, job->job().started_at);
+  if (!std::isfinite(earliest)) return Status::Ok();
+  std::vector<store::HistoryEntry> history;  // one read for every live job
+  if (Status s = store_->HistorySince(earliest, kHistoryLimit, &history); !s.ok()) return s;
   std::vector<std::string> moved;
   for (const auto& [id, job] : live_) {
     Job window = job->job();
     window.ended_at = job->scope_end();
-    std::map<std::string, double, std::less<>> not_before;
-    if (Status s = LoadReturns(window, &not_before); !s.ok()) return s;
-    if (not_before != job->job().not_before) moved.push_back(id);
+    if (ReturnsDuring(window, history) != job->job().not_before) moved.push_back(id);
   }
   for (const std::string& id : moved) {
     store::Job record;
