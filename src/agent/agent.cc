@@ -429,7 +429,8 @@ void Agent::Run() {
     }
     // The controller waits for this node's picture: everything read until now is emitted
     // (held-back records too) and queued, then a heartbeat says so.
-    const bool flush = I.flush_to.load() > I.flushed_through;
+    const double flush_to = I.flush_to.load();
+    const bool flush = flush_to > I.flushed_through;
     if (reload_.exchange(false)) {
       if (Status s = I.rules->Reload(); s.ok()) {
         counters_.Add(counters_.rule_reloads_ok);
@@ -509,9 +510,12 @@ void Agent::Run() {
     }
     if (covered_now > covered_at_.load()) covered_at_.store(covered_now);
     if (flushing) {
-      // Read before `epoch`: queued now, nothing held back.
-      if (epoch > covered_at_.load()) covered_at_.store(epoch);
-      I.flushed_through = epoch;
+      // Everything read before `epoch` is queued now, nothing held back; and before
+      // `flush_to` too: this host heard of that time (the controller's clock) only after
+      // it, so it covers it even when its own clock is behind.
+      const double cover = std::max(epoch, flush_to);
+      if (cover > covered_at_.load()) covered_at_.store(cover);
+      I.flushed_through = cover;
       I.sender->HeartbeatNow();
     }
     if (persist_due) {
