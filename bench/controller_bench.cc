@@ -7,7 +7,13 @@
 //      for each to report after the end; from the last of those heartbeats to the recorded
 //      decision (target < 1 s);
 //   3. re-deciding the live 1,250-host incident after one new event: feed + Decide (target
-//      < 50 ms).
+//      < 50 ms);
+//   4. the reports of a running job's agents: each of the 1,250 agents posts an empty batch
+//      (what an agent sends every --report-interval while its node runs a job, answered
+//      with its node's scope) on a connection of its own, as an idle agent does (it closes
+//      its connection when its queue is empty), from 64 client threads as fast as they go:
+//      posts per second and the CPU time of this process (server and clients together: an
+//      upper bound) per post.
 // Run: build/aegis_controller_bench [--hosts N] [--rounds R] [--threads T] [--sync full|normal]
 #include <fmt/format.h>
 #include <httplib.h>
@@ -16,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -225,6 +232,42 @@ int main(int argc, char** argv) {
     latencies.push_back(Seconds(t0, Clock::now()));
     fmt::print("verdict latency run {}: {:.0f} ms\n", run, latencies.back() * 1000);
   }
+  // 4. Reports: empty batches from every agent, answered from memory with the scope.
+  double reports_per_s = 0, cpu_us_per_report = 0;
+  {
+    std::vector<std::string> bodies;
+    json running = {{"id", "bench-reports"}, {"hosts", json::array()}};
+    for (int i = 0; i < hosts; ++i) {
+      const std::string host = fmt::format("node-{:04d}", i + 1);
+      running["hosts"].push_back(host);
+      bodies.push_back(json{{"node", host}, {"agent", "a"}, {"events", json::array()}}.dump());
+    }
+    Post(cl, "/api/v1/jobs", running.dump());  // every node runs a job: each answer names it
+    const size_t total = bodies.size() * 8;
+    std::atomic<size_t> next{0}, failed{0};
+    auto cpu = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    };
+    const double cpu0 = cpu();
+    const auto t0 = Clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (size_t i; (i = next++) < total;) {
+          httplib::Client client("127.0.0.1", port);
+          if (Post(client, "/api/v1/events", bodies[i % bodies.size()]) != 200) ++failed;
+        }
+      });
+    for (auto& t : pool) t.join();
+    const double s = Seconds(t0, Clock::now());
+    reports_per_s = static_cast<double>(total) / s;
+    cpu_us_per_report = (cpu() - cpu0) / static_cast<double>(total) * 1e6;
+    fmt::print("reports: {} empty posts in {:.2f} s = {:.0f} posts/s, {:.0f} us of CPU each (server and clients); "
+               "{} agents reporting every second: {:.1f}% of a core ({} failed)\n",
+               total, s, reports_per_s, cpu_us_per_report, hosts, cpu_us_per_report * hosts / 1e4, failed.load());
+  }
   const std::string metrics = cl.Get("/metrics")->body;
   for (const char* line : {"aegis_verdict_latency_seconds_sum", "aegis_verdict_latency_seconds_count"})
     if (size_t at = metrics.find(std::string("\n") + line); at != std::string::npos)
@@ -249,6 +292,8 @@ int main(int argc, char** argv) {
   fmt::print("\nSUMMARY ({} hosts, SQLite synchronous={}) ingest {:.0f} events/s (median of {}), verdict latency {:.0f} ms "
              "(median of {}), re-decide {}, {}\n",
              hosts, sync, Median(rates), rates.size(), Median(latencies) * 1000, latencies.size(), summary[0], summary[1]);
+  fmt::print("SUMMARY reports: {:.0f} empty posts/s, {:.0f} us CPU each; {} agents every second: {:.1f}% of a core\n",
+             reports_per_s, cpu_us_per_report, hosts, cpu_us_per_report * hosts / 1e4);
   std::filesystem::remove_all(dir);
   return 0;
 }

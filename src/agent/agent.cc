@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -130,6 +132,12 @@ struct Agent::Impl {
   std::unique_ptr<httplib::Server> http;
   std::thread http_thread;
   double started_at = 0;
+  // The controller's latest scope (from the sender's thread) and the flush it asks for.
+  std::mutex scope_mu;
+  ControllerScope scope;     // guarded by scope_mu
+  bool scope_fresh = false;  // guarded by scope_mu
+  std::atomic<double> flush_to{0};
+  double flushed_through = 0;  // loop thread: coverage of the last flush done
 };
 
 Agent::Agent(AgentConfig config) : config_(std::move(config)), instance_(RandomId()) {
@@ -304,6 +312,19 @@ Status Agent::Start() {
   if (Status s = I.sender->Init(); !s.ok()) return s;
   covered_at_.store(I.started_at);
   I.sender->set_coverage([this] { return covered_at_.load(); });
+  I.sender->set_on_scope([this](const ControllerScope& scope) {
+    Impl& S = *impl_;
+    {
+      std::lock_guard<std::mutex> l(S.scope_mu);
+      S.scope = scope;
+      S.scope_fresh = true;
+    }
+    // Flush when the controller waits for a heartbeat this agent has not sent yet.
+    if (std::isfinite(scope.flush) && scope.flush > S.sender->acked_heartbeat_at() && scope.flush > S.flush_to.load())
+      S.flush_to.store(scope.flush);
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  });
   I.sender->Start();
   Log("started for node " + node + " (instance " + instance_ + "), shipping to " + config_.controller +
       (config_.token.empty() ? " without a token" : " with a bearer token"));
@@ -399,6 +420,17 @@ void Agent::Run() {
     now = SteadyNow();
     const double epoch = NowEpoch();
     const double covered_now = epoch - hold_s;  // holds once this iteration's events are queued
+    {
+      std::lock_guard<std::mutex> l(I.scope_mu);
+      if (I.scope_fresh) {
+        I.out.SetScope(I.scope.job, I.scope.since);
+        I.scope_fresh = false;
+      }
+    }
+    // The controller waits for this node's picture: everything read until now is emitted
+    // (held-back records too) and queued, then a heartbeat says so.
+    const double flush_to = I.flush_to.load();
+    const bool flush = flush_to > I.flushed_through;
     if (reload_.exchange(false)) {
       if (Status s = I.rules->Reload(); s.ok()) {
         counters_.Add(counters_.rule_reloads_ok);
@@ -431,7 +463,11 @@ void Agent::Run() {
       for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
         if (set) set->Expand(now);
     }
-    if (now >= next_poll || more) {
+    if (flush) {  // what the kernel has queued since poll() returned is read too
+      if (I.kmsg && I.kmsg->fd() >= 0) more |= I.kmsg->OnReadable(now);
+      if (I.journald && I.journald->fd() >= 0) more |= I.journald->OnReadable(now);
+    }
+    if (now >= next_poll || more || flush) {
       next_poll = now + c.poll_s;
       uint64_t files = 0;
       for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()}) {
@@ -456,7 +492,15 @@ void Agent::Run() {
       facts();
     }
     const bool persist_due = now >= next_state;
-    if (now >= next_ccl || persist_due) {
+    // A flush read everything there was unless a read budget ran out (then it waits a turn).
+    const bool flushing = flush && !more;
+    if (flushing) {
+      for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
+        if (set) set->Flush();
+      if (I.kmsg) I.kmsg->Flush();
+      if (I.journald) I.journald->Flush();
+    }
+    if (now >= next_ccl || persist_due || flushing) {
       next_ccl = now + c.ccl_flush_s;
       I.ccl->Flush(&I.out);  // before positions are saved: they cover what the coalescer held
     }
@@ -465,6 +509,15 @@ void Agent::Run() {
       continue;
     }
     if (covered_now > covered_at_.load()) covered_at_.store(covered_now);
+    if (flushing) {
+      // Everything read before `epoch` is queued now, nothing held back; and before
+      // `flush_to` too: this host heard of that time (the controller's clock) only after
+      // it, so it covers it even when its own clock is behind.
+      const double cover = std::max(epoch, flush_to);
+      if (cover > covered_at_.load()) covered_at_.store(cover);
+      I.flushed_through = cover;
+      I.sender->HeartbeatNow();
+    }
     if (persist_due) {
       next_state = now + c.state_s;
       save_states();

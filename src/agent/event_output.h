@@ -2,9 +2,16 @@
 // queue and, unchanged, into the body sent to the controller. Every event has an `id`
 // unique across the cluster and stable across resends ("<node>:<kind>:..."), so that the
 // controller recognises one it already has. The loop collects events here and queues
-// them in one append per iteration. Single thread.
+// them in one append per iteration.
+//
+// Every event is stamped (docs/agent.md, "Stamps"): `read_at`, when the agent read what
+// made it (epoch seconds, this host's clock), and `job`, the job the controller had said
+// runs on this node at that time (SetScope; absent when none). Single thread.
 #pragma once
+#include <cmath>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agent/counters.h"
@@ -15,11 +22,18 @@ namespace aegis::agent {
 
 class EventOutput {
  public:
-  explicit EventOutput(AgentCounters* counters) : counters_(counters) {}
-  void Add(EventType type, std::string json) {
-    pending_.push_back(std::move(json));
-    types_.push_back(type);
-  }
+  explicit EventOutput(AgentCounters* counters, std::function<double()> clock = {});
+  // `json`: one event object; `read_at`: when its line was read (NaN: now).
+  void Add(EventType type, std::string json, double read_at = NAN);
+
+  // The controller said `job` runs on this node since `since` (its clock; NaN: unknown),
+  // or ("") that none does. Lines read from `since` on (from now when later, or for
+  // none) are tagged with it.
+  void SetScope(const std::string& job, double since);
+  // The job tagged on a line read at `t`.
+  const std::string& JobAt(double t) const;
+  const std::string& job() const { return scopes_.empty() ? none_ : scopes_.back().second; }
+
   size_t pending() const { return pending_.size(); }
   const std::vector<std::string>& events() const { return pending_; }
   // The events were queued: counted, and forgotten here.
@@ -31,9 +45,15 @@ class EventOutput {
 
  private:
   AgentCounters* counters_;
+  std::function<double()> clock_;
   std::vector<std::string> pending_;
   std::vector<EventType> types_;
+  std::vector<std::pair<double, std::string>> scopes_;  // (from, job), by time; "" for none
+  std::string none_;
 };
+
+// Adds `"read_at": T` and, when `job` is not empty, `"job": JOB` to one JSON object's text.
+void StampEvent(std::string* json, double read_at, const std::string& job);
 
 // A piece of an event id taken from outside input (a communicator, a device name): kept
 // when it uses only the characters ids may hold (letters, digits, . _ - @ + =) and is

@@ -154,11 +154,15 @@ void FileFollower::SaveState() {
   s.seen = NowEpoch();
 }
 
-void FileFollower::Stop() {
+void FileFollower::Flush() {
   if (consumer_ && !idle_done_) {
     consumer_->Idle();
     idle_done_ = true;
   }
+}
+
+void FileFollower::Stop() {
+  Flush();
   SaveState();
 }
 
@@ -229,6 +233,11 @@ void FollowedFiles::SaveStates() {
     if (!open_ids_.count(it->first) && now - it->second.seen > kForgetAfterS) it = states_->erase(it);
     else ++it;
   }
+}
+
+void FollowedFiles::Flush() {
+  for (auto& d : draining_) d->Flush();
+  for (auto& [path, f] : followers_) f->Flush();
 }
 
 void FollowedFiles::Stop() {

@@ -70,6 +70,8 @@ class FileFollower {
   void SaveState();
   // Stops: an idle flush, so that the checkpoint covers every whole line read.
   void Stop();
+  // An idle flush now: the record held back for continuation lines is emitted.
+  void Flush();
   const std::string& path() const { return path_; }
   uint64_t bytes_read() const { return bytes_read_; }
 
@@ -105,6 +107,8 @@ class FollowedFiles {
   bool Poll(double now);
   void SaveStates();
   void Stop();
+  // Every file's held-back record emitted now (the controller asked for a flush).
+  void Flush();
   size_t files() const { return followers_.size(); }
   uint64_t bytes_read() const;
 

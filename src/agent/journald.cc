@@ -146,7 +146,8 @@ void JournaldSource::Reap(double now) {
 void JournaldSource::Sink(TrackedEvent&& t) {
   out_->Add(EventType::kLog,
             LogEventJson(target_.node + ":kernel:journal:" + Hex64(Fnv1a64(t.after.cursor)), target_.node,
-                         SourceKind::kKernel, target_.file, std::move(t.event)));
+                         SourceKind::kKernel, target_.file, std::move(t.event)),
+            t.read_at);
 }
 
 void JournaldSource::FeedJsonLine(std::string_view line, double now) {
@@ -203,6 +204,13 @@ bool JournaldSource::OnReadable(double now) {
 void JournaldSource::Poll(double now) {
   if (child_ < 0 && now >= next_start_) Start(now);
   if (!idle_done_ && now - last_data_ >= 1.0) {
+    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
+    idle_done_ = true;
+  }
+}
+
+void JournaldSource::Flush() {
+  if (!idle_done_) {
     stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
     idle_done_ = true;
   }

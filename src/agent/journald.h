@@ -48,6 +48,8 @@ class JournaldSource {
   int fd() const { return fd_; }
   // Starts the child when due; idle flush.
   void Poll(double now);
+  // The held-back record emitted now (the controller asked for a flush).
+  void Flush();
   // Reads the child's output; true when the read budget ran out.
   bool OnReadable(double now);
   // One line of JSON as if read from journalctl (tests, fuzzing).

@@ -172,7 +172,8 @@ Status KmsgSource::Open() {
 void KmsgSource::Sink(TrackedEvent&& t) {
   const uint64_t seq = t.after.offset > 0 ? t.after.offset - 1 : 0;
   out_->Add(EventType::kLog, LogEventJson(target_.node + ":kernel:kmsg-" + boot_tag_ + ":" + std::to_string(seq),
-                                          target_.node, SourceKind::kKernel, target_.file, std::move(t.event)));
+                                          target_.node, SourceKind::kKernel, target_.file, std::move(t.event)),
+             t.read_at);
 }
 
 void KmsgSource::FeedRecord(std::string_view text, double now) {
@@ -214,6 +215,13 @@ bool KmsgSource::OnReadable(double now) {
 
 void KmsgSource::Poll(double now) {
   if (!idle_done_ && now - last_data_ >= 1.0) {
+    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
+    idle_done_ = true;
+  }
+}
+
+void KmsgSource::Flush() {
+  if (!idle_done_) {
     stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
     idle_done_ = true;
   }

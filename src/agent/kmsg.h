@@ -66,6 +66,8 @@ class KmsgSource {
   bool OnReadable(double now);
   // Idle flush when nothing came for a second.
   void Poll(double now);
+  // The held-back record emitted now (the controller asked for a flush).
+  void Flush();
   void SaveState();
   void Stop();
   // Test hook: the wall-clock time of monotonic 0 (taken from the clocks at Open).

@@ -46,7 +46,8 @@ class LogConsumer : public FollowConsumer {
         stream_(rules->Current(), target.lines, start) {
     sink_ = [this](TrackedEvent&& t) {
       out_->Add(EventType::kLog, LogEventJson(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source,
-                                              target_.file, std::move(t.event)));
+                                              target_.file, std::move(t.event)),
+                t.read_at);
     };
   }
 

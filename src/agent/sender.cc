@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -96,9 +97,35 @@ std::optional<double> ParseRetryAfter(std::string_view value, double now_epoch) 
   return std::max(0.0, at - now_epoch);
 }
 
+bool ParseControllerScope(const nlohmann::json& answer, ControllerScope* out) {
+  *out = ControllerScope();
+  if (!answer.is_object()) return false;
+  auto it = answer.find("scope");
+  if (it == answer.end() || !it->is_object()) return false;
+  const nlohmann::json& sc = *it;
+  auto number = [&](const char* key) {
+    auto v = sc.find(key);
+    return v != sc.end() && v->is_number() && std::isfinite(v->get<double>()) ? v->get<double>() : NAN;
+  };
+  if (auto job = sc.find("job"); job != sc.end() && job->is_string()) {
+    const std::string id = job->get<std::string>();
+    // A job id as the controller accepts them; anything else is not used as a tag.
+    const bool safe = !id.empty() && id.size() <= 200 && std::all_of(id.begin(), id.end(), [](unsigned char c) {
+      return std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == ':' || c == '@' || c == '+' || c == '=';
+    });
+    if (safe) out->job = id;
+  }
+  out->since = number("since");
+  out->flush = number("flush");
+  const double report = number("report_s");
+  if (report > 0) out->report_s = std::clamp(report, 0.1, 60.0);
+  return true;
+}
+
 Sender::Sender(SenderOptions options, DiskQueue* queue, AgentCounters* counters, HealthFn health)
     : options_(std::move(options)), queue_(queue), counters_(counters), health_(std::move(health)) {
   limit_ = options_.max_events;
+  if (!options_.steady_clock) options_.steady_clock = SteadyNow;
 }
 
 Sender::~Sender() { Stop(); }
@@ -158,18 +185,25 @@ std::string Sender::HeartbeatJson(double at) {
   return hb.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+void Sender::HeartbeatNow() {
+  heartbeat_now_.store(true);
+  queue_->Wake();
+}
+
 double Sender::RunOnce() {
-  const double now = SteadyNow();
-  bool heartbeat = options_.heartbeat_s > 0 && now >= next_heartbeat_;
+  const double now = options_.steady_clock();
+  bool heartbeat = (options_.heartbeat_s > 0 && now >= next_heartbeat_) || heartbeat_now_.load();
+  const bool report = report_s_ > 0 && now >= next_report_;
   const std::string envelope = "{\"node\":" + Quoted(options_.node) + ",\"agent\":" + Quoted(options_.agent_id) +
                                ",\"events\":[";
   // Coverage first, then the batch: what was queued before `at` is in it or was sent.
-  const std::string hb = heartbeat ? HeartbeatJson(coverage_ ? coverage_() : NowEpoch()) : std::string();
+  const double hb_at = heartbeat ? (coverage_ ? coverage_() : NowEpoch()) : 0;
+  const std::string hb = heartbeat ? HeartbeatJson(hb_at) : std::string();
   const size_t overhead = envelope.size() + hb.size() + 8 + limit_;  // brackets and commas
   std::vector<QueuedRecord> recs;
   queue_->Peek(limit_, options_.max_body_bytes > overhead ? options_.max_body_bytes - overhead : 1, &recs);
   if (heartbeat && queue_->queued() > recs.size()) heartbeat = false;  // not with a backlog behind
-  if (recs.empty() && !heartbeat) return -1;
+  if (recs.empty() && !heartbeat && !report) return -1;
 
   std::string body = envelope;
   size_t bytes = body.size() + hb.size() + 2;
@@ -208,6 +242,16 @@ double Sender::RunOnce() {
   if (status >= 200 && status < 300) {
     uint64_t accepted = recs.size(), duplicates = 0;
     nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);
+    if (heartbeat) {
+      heartbeat_now_.store(false);
+      if (hb_at > acked_heartbeat_at_.load()) acked_heartbeat_at_.store(hb_at);
+    }
+    ControllerScope scope;
+    if (ParseControllerScope(answer, &scope)) {
+      report_s_ = scope.report_s;
+      if (on_scope_) on_scope_(scope);
+    }
+    if (report_s_ > 0) next_report_ = now + report_s_;
     if (answer.is_object()) {
       if (auto a = answer.find("accepted"); a != answer.end() && a->is_number_unsigned()) accepted = a->get<uint64_t>();
       if (auto d = answer.find("duplicates"); d != answer.end() && d->is_number_unsigned()) duplicates = d->get<uint64_t>();
@@ -221,6 +265,10 @@ double Sender::RunOnce() {
       }
     }
     queue_->Ack(recs.size());
+    // Going idle: the connection is closed, not kept. A kept-alive connection holds one
+    // of the controller's worker threads while it waits for the next request, and the
+    // agents of a running job post every second.
+    if (queue_->queued() == 0) client_->stop();
     counters_->Add(counters_->events_accepted, accepted);
     counters_->Add(counters_->events_duplicate, duplicates);
     counters_->last_send_ok.store(NowEpoch(), std::memory_order_relaxed);
@@ -276,7 +324,9 @@ void Sender::Loop() {
     const double wait = RunOnce();
     if (stop_) break;
     if (wait < 0) {
-      const double until = options_.heartbeat_s > 0 ? next_heartbeat_ - SteadyNow() : 3600;
+      const double now = options_.steady_clock();
+      double until = options_.heartbeat_s > 0 ? next_heartbeat_ - now : 3600;
+      if (report_s_ > 0) until = std::min(until, next_report_ - now);
       queue_->WaitForData(std::chrono::milliseconds(static_cast<int64_t>(std::clamp(until, 0.01, 3600.0) * 1000)));
       continue;
     }

@@ -12,14 +12,23 @@
 //   other 4xx    logged (the batch or the API does not fit), retried with backoff; never
 //                dropped: losing data silently is worse than a growing, visible queue
 //   refused, timeouts, 5xx  retried with exponential backoff (0.5 s doubling to 30 s, +-20%)
+// The connection is kept alive while batches follow one another and closed when the queue
+// is empty: an idle connection would hold one of the controller's worker threads.
 // A heartbeat rides along every `heartbeat_s` (alone when nothing is queued), but only
 // with a batch that empties the queue: its `at` promises the controller that every event
 // the agent read before `at` was sent in this batch or an earlier one, so `at` is the
 // loop's coverage time (set_coverage: every line read before it is queued), read before
 // the batch was taken from the queue. Heartbeats are not queued: a late one is worthless.
 // The token is never logged.
+//
+// The answer's `scope` (docs/api.md) says which job runs on the node, how often to post
+// while it runs (`report_s`: then an empty batch goes when nothing is queued, so that the
+// agent hears of the job's end within that time) and up to when to flush (`flush`); it is
+// handed to the agent (set_on_scope), which tags what it reads and, when asked, flushes
+// and calls HeartbeatNow().
 #pragma once
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -62,10 +71,21 @@ struct SenderOptions {
   double heartbeat_s = 30;
   double connect_timeout_s = 5;
   double io_timeout_s = 30;
+  std::function<double()> steady_clock;  // monotonic seconds; empty: std::chrono::steady_clock (tests give a fake one)
 };
 
 // What the agent says about itself in heartbeats.
 using HealthFn = std::function<nlohmann::json()>;
+
+// The `scope` of the controller's answer.
+struct ControllerScope {
+  std::string job;        // "" when no job runs on the node
+  double since = NAN;     // the job's window opens here (controller clock)
+  double report_s = NAN;  // post this often; NaN: only with events and heartbeats
+  double flush = NAN;     // flush and send a heartbeat covering this time; NaN: nothing
+};
+// Reads it from an answer; false when the answer has none (an older controller).
+bool ParseControllerScope(const nlohmann::json& answer, ControllerScope* out);
 
 class Sender {
  public:
@@ -81,6 +101,12 @@ class Sender {
 
   // Epoch time before which everything read is queued (default: now).
   void set_coverage(std::function<double()> coverage) { coverage_ = std::move(coverage); }
+  // Called (on the sender's thread) with each answer's scope.
+  void set_on_scope(std::function<void(const ControllerScope&)> on_scope) { on_scope_ = std::move(on_scope); }
+  // A heartbeat goes with the next batch (the agent flushed on the controller's request).
+  void HeartbeatNow();
+  // The newest `at` of a heartbeat the controller acknowledged (0: none yet).
+  double acked_heartbeat_at() const { return acked_heartbeat_at_.load(); }
 
   // One round: sends one batch (and a heartbeat when due); returns how long to wait
   // before the next round (0: at once). Exposed so that tests can drive it step by step.
@@ -98,12 +124,17 @@ class Sender {
   AgentCounters* counters_;
   HealthFn health_;
   std::function<double()> coverage_;
+  std::function<void(const ControllerScope&)> on_scope_;
   ControllerUrl url_;
   std::unique_ptr<httplib::Client> client_;
   std::string path_;
   size_t limit_;                // events per batch now
   int failures_ = 0;            // consecutive, for the backoff
   double next_heartbeat_ = 0;   // steady seconds
+  double report_s_ = NAN;       // the controller's report period; NaN: none
+  double next_report_ = 0;      // steady seconds
+  std::atomic<bool> heartbeat_now_{false};
+  std::atomic<double> acked_heartbeat_at_{0};
   std::string last_error_;
   std::thread thread_;
   std::mutex mu_;

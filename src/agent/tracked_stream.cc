@@ -115,12 +115,33 @@ void TrackedLogStream::AddCandidate(const SourcePosition& pos) {
   }
 }
 
+void TrackedLogStream::MarkRead(double read_at) {
+  if (std::isnan(read_at)) read_at = NowEpoch();
+  // A line begun in an earlier feed keeps that feed's time (it was read then); the lines
+  // this feed begins get this one's.
+  const uint64_t first_new = partial_ ? next_line_ + 1 : next_line_;
+  if (!reads_.empty() && reads_.back().first == first_new) {
+    reads_.back().second = read_at;  // a mark for a line not begun yet: it begins now
+    return;
+  }
+  reads_.emplace_back(first_new, read_at);
+  if (reads_.size() > 1024) reads_.pop_front();
+}
+
+double TrackedLogStream::ReadTimeOf(uint64_t local) const {
+  // The last feed that began at or before this line.
+  for (auto it = reads_.rbegin(); it != reads_.rend(); ++it)
+    if (it->first <= local) return it->second;
+  return reads_.empty() ? NowEpoch() : reads_.front().second;  // older than remembered: the oldest known
+}
+
 void TrackedLogStream::Emit(LogEvent&& ev, const Sink& sink) {
   auto local = [&](uint64_t l) { return l == 0 ? 0 : stream_base_ + l - 1; };
   TrackedEvent t;
   t.local_line = local(ev.line);
   if (t.local_line <= emitted_through_) return;  // handed out before a restart
   emitted_through_ = t.local_line;
+  t.read_at = ReadTimeOf(ev.first_line ? local(ev.first_line) : t.local_line);
   if (!record_pos_.empty()) {
     for (auto it = record_pos_.rbegin(); it != record_pos_.rend(); ++it)
       if (it->first == t.local_line) {
@@ -136,8 +157,9 @@ void TrackedLogStream::Emit(LogEvent&& ev, const Sink& sink) {
   sink(std::move(t));
 }
 
-void TrackedLogStream::FeedBytes(std::string_view bytes, const Sink& sink) {
+void TrackedLogStream::FeedBytes(std::string_view bytes, const Sink& sink, double read_at) {
   if (bytes.empty()) return;
+  MarkRead(read_at);
   const uint64_t base = start_.pos.offset + bytes_fed_;
   const uint64_t n = CountNewlines(bytes.data(), bytes.data() + bytes.size());
   bytes_fed_ += bytes.size();
@@ -153,8 +175,10 @@ void TrackedLogStream::FeedBytes(std::string_view bytes, const Sink& sink) {
   if (n > 0) AddCandidate(line_end_);
 }
 
-void TrackedLogStream::FeedLine(std::string_view line, const SourcePosition& after, const Sink& sink) {
+void TrackedLogStream::FeedLine(std::string_view line, const SourcePosition& after, const Sink& sink,
+                                double read_at) {
   at_idle_point_ = false;
+  MarkRead(read_at);
   record_pos_.emplace_back(next_line_, after);
   if (record_pos_.size() > 4096) record_pos_.pop_front();
   LinesCompleted(1);

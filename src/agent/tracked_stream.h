@@ -15,8 +15,13 @@
 //
 // Rules reloads: the stream keeps the Rules it was built with (a shared_ptr) and moves
 // to new ones at its next idle point with no partial line, losing only its look-back.
+//
+// Read times: each event carries when its record's first line was read (the Feed call
+// that brought the line's first bytes), not when the held-back record was emitted: the
+// controller places a line without a time of its own by it (docs/agent.md, "Stamps").
 // Thread-compatible: one thread feeds a stream.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -69,6 +74,7 @@ struct TrackedEvent {
   LogEvent event;              // line numbers of the bundle file
   uint64_t local_line = 0;     // the matched line, in the source's numbering
   SourcePosition after;        // record mode: the position after the matched line
+  double read_at = 0;          // epoch seconds: when the record's first line was read
 };
 
 class TrackedLogStream {
@@ -79,10 +85,11 @@ class TrackedLogStream {
   TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start);
   ~TrackedLogStream();
 
-  // Byte mode (files): the next bytes of the source, any split.
-  void FeedBytes(std::string_view bytes, const Sink& sink);
+  // Byte mode (files): the next bytes of the source, any split, read at `read_at` (epoch
+  // seconds; NaN: now).
+  void FeedBytes(std::string_view bytes, const Sink& sink, double read_at = NAN);
   // Record mode (kmsg, journald): one whole line, without '\n', and the position after it.
-  void FeedLine(std::string_view line, const SourcePosition& after, const Sink& sink);
+  void FeedLine(std::string_view line, const SourcePosition& after, const Sink& sink, double read_at = NAN);
   // The source has been idle for a while: the held-back record is emitted (a partial
   // line is kept), and new rules are taken up.
   void IdleFlush(const Sink& sink);
@@ -108,6 +115,8 @@ class TrackedLogStream {
   uint64_t ToVirtual(uint64_t local) const;
   void LinesCompleted(uint64_t n);
   void AddCandidate(const SourcePosition& pos);
+  void MarkRead(double read_at);
+  double ReadTimeOf(uint64_t local) const;
 
   std::shared_ptr<const Rules> rules_;  // outlives stream_ (declared first)
   std::unique_ptr<LogStream> stream_;
@@ -126,6 +135,7 @@ class TrackedLogStream {
   std::deque<std::pair<SourcePosition, uint64_t>> candidates_;  // (position, line) not yet safe
   std::deque<Segment> segments_;                                // local -> virtual, recent first at back
   std::deque<std::pair<uint64_t, SourcePosition>> record_pos_;  // record mode: line -> position after it
+  std::deque<std::pair<uint64_t, double>> reads_;               // (first local line of a feed, its read time)
   uint64_t cut_lines_done_ = 0;  // cut lines of streams replaced
 };
 

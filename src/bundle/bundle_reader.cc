@@ -205,6 +205,19 @@ Status ParseJob(std::string_view text, Job* out, Reporter* reporter) {
       double d = 0;
       if (v.is_number() && !v.get_double().get(d)) job.iteration_seconds.push_back(d);
     }
+  object not_before;
+  if (!j["not_before"].get_object().get(not_before))
+    for (auto [host, value] : not_before) {
+      double t = NAN;
+      std::string_view s;
+      double d = 0;
+      if (value.is_number()) {
+        if (!value.get_double().get(d)) t = d;
+      } else if (!value.get_string().get(s))
+        if (auto parsed = ParseIsoTime(std::string(s))) t = *parsed;
+      if (std::isnan(t)) Problem(reporter, "job.json", "not_before of " + std::string(host) + " is not a time: ignored");
+      else job.not_before[std::string(host)] = t;
+    }
   if (job.hosts.empty()) Problem(reporter, "job.json", "no hosts listed");
   return Status::Ok();
 }

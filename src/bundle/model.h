@@ -61,6 +61,9 @@ struct Job {
   std::vector<std::string> hosts;
   std::vector<RankInfo> ranks;   // explicit placement; empty: the default rank layout
   std::vector<double> iteration_seconds;
+  // Per host, a later start of the job's window than started_at: a person returned the
+  // host to service while the job ran, so what it logged before is history.
+  std::map<std::string, double, std::less<>> not_before;
 };
 
 // Flattened facts.json of one host: dotted keys to values as text.

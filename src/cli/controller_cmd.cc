@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/command_line.h"
+#include "cli/hosts_cmd.h"
 #include "cli/incidents_cmd.h"
 #include "cli/jobs_cmd.h"
 #include "cli/status_cmd.h"
@@ -47,12 +48,20 @@ void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-isolate-share", o.max_isolate_share,
-                  "isolations that would take more than this share of the topology's hosts out are held for a person")
+                  "decisions isolate at most this share of the topology's hosts (at least one) per --isolate-window; more are held for a person")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--isolate-window", o.isolate_window_s,
+                  "seconds over which isolations count against --max-isolate-share (at least one host is always allowed)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--settle", o.settle_s, "seconds to wait for a failed job's agents to report before deciding anyway")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--report-interval", o.report_s,
+                  "seconds between the posts of agents whose node runs a job (so that they hear of its end at once)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 60.0));
   cmd->add_option("--slow-check", o.slow_check_s, "seconds between straggler checks of running jobs (0: off)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -143,6 +152,7 @@ void DescribeLiveSystemCommands(CLI::App& app) {
   for (auto [name, what] : {std::pair{"controller", "run the controller (aegis controller --help)"},
                             std::pair{"jobs", "tell the controller a job started or ended (aegis jobs --help)"},
                             std::pair{"status", "hosts and incidents as the controller sees them"},
+                            std::pair{"hosts", "return a host to service, or set its state (aegis hosts --help)"},
                             std::pair{"incidents", "export an incident as a bundle (aegis incidents export --help)"}}) {
     auto* cmd = app.add_subcommand(name, what);
     cmd->allow_extras();
@@ -151,7 +161,7 @@ void DescribeLiveSystemCommands(CLI::App& app) {
 
 int RunLiveSystemCommand(int argc, char** argv) {
   const std::string word = CommandWord(argc, argv);
-  if (word != "controller" && word != "jobs" && word != "status" && word != "incidents") return -1;
+  if (word != "controller" && word != "jobs" && word != "status" && word != "incidents" && word != "hosts") return -1;
 
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
@@ -165,6 +175,8 @@ int RunLiveSystemCommand(int argc, char** argv) {
   CLI::App* status_cmd = AddStatusCommand(app, &status);
   IncidentsArgs incidents;
   CLI::App* incidents_cmd = AddIncidentsCommand(app, &incidents);
+  HostsArgs hosts;
+  CLI::App* hosts_cmd = AddHostsCommand(app, &hosts);
   // One line on a usage error: what was wrong, and where to look.
   if (auto exit_code = ParseCommandLine(app, argc, argv, word, [](const std::string& line) { return Fail(line); }))
     return *exit_code;
@@ -172,6 +184,7 @@ int RunLiveSystemCommand(int argc, char** argv) {
   if (*jobs_cmd) return RunJobs(jobs);
   if (*status_cmd) return RunStatus(status);
   if (*incidents_cmd) return RunIncidents(incidents);
+  if (*hosts_cmd) return RunHosts(hosts);
   return Fail("no command given (see aegis --help)");
 }
 

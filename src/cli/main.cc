@@ -3,7 +3,7 @@
 //   aegis classify [FILE...] [--json]     class of every log line (stdin without FILE)
 //   aegis rules check                     validate the rule set against its samples
 //   aegis rules explain xid|sxid N [--json]  one entry of the Xid / SXid catalogue
-//   aegis controller | jobs | status | incidents   the live system (cli/controller_cmd.h)
+//   aegis controller | jobs | status | incidents | hosts   the live system (cli/controller_cmd.h)
 //   aegis agent ...                       the per-node agent (cli/agent_cmd.h)
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   // SIGPIPE (status 141), not an error message about a failed write. A parent that
   // ignores SIGPIPE (some CI runners, daemons) would pass that on to us; undo it.
   std::signal(SIGPIPE, SIG_DFL);
-  // The live system (controller, jobs, status, incidents) has its own parser and exit codes.
+  // The live system (controller, jobs, status, incidents, hosts) has its own parser and exit codes.
   if (int rc = aegis::RunLiveSystemCommand(argc, argv); rc >= 0) return rc;
   if (int rc = aegis::RunAgentCommand(argc, argv); rc >= 0) return rc;
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};

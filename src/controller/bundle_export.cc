@@ -143,10 +143,11 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
   if (!job_json.is_object()) job_json = json::object();
   Job model;
   (void)ParseJob(job.body, &model, nullptr);
-  const bool running_trigger = inc.trigger == store::Trigger::kCclStall ||
+  const bool running_trigger = inc.trigger == store::Trigger::kCclStall || inc.trigger == store::Trigger::kCriticalError ||
                                (inc.trigger == store::Trigger::kSlow && job.state != store::JobState::kSlow);
   switch (inc.trigger) {
-    case store::Trigger::kJobFailed: job_json["state"] = "failed"; break;
+    case store::Trigger::kJobFailed:
+    case store::Trigger::kCriticalError: job_json["state"] = "failed"; break;
     case store::Trigger::kJobHung:
     case store::Trigger::kCclStall: job_json["state"] = "hung"; break;
     case store::Trigger::kSlow: job_json["state"] = "slow"; break;
@@ -154,6 +155,26 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
   }
   if (running_trigger) job_json.erase("ended_at");
   else if (!job_json.contains("ended_at")) job_json["ended_at"] = FormatIsoTime(inc.opened_at);
+
+  // The job's window as the decision loop places events in it (LiveJob::InScope).
+  Job window = model;
+  window.id = inc.job;
+  if (std::isnan(window.started_at)) window.started_at = job.started_at;
+  window.ended_at = job.state == store::JobState::kRunning ? NAN
+                    : std::isnan(job.ended_at)             ? job.updated_at
+                                                           : job.ended_at;
+  if (!std::isnan(window.started_at)) {
+    std::vector<store::HistoryEntry> history;
+    if (Status s = store.HistorySince(window.started_at, 100000, &history); !s.ok()) return s;
+    window.not_before = ReturnsDuring(window, history);
+  }
+  if (!window.not_before.empty()) {
+    json nb = json::object();
+    for (const auto& [host, at] : window.not_before) nb[host] = at;
+    job_json["not_before"] = std::move(nb);
+  } else {
+    job_json.erase("not_before");
+  }
   files["job.json"] = job_json.dump(2);
 
   std::vector<std::string> hosts = model.hosts;
@@ -176,6 +197,7 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
     json j = json::parse(e.body, nullptr, false);
     DecodedEvent d;
     if (j.is_discarded() || !DecodeEvent(j, e.node, &d).ok()) return;
+    if (!InJobScope(d, e.received_at, window, options.scope)) return;
     switch (d.type) {
       case EventType::kLog: {
         LogFileOut& f = logs[d.log.file];

@@ -9,7 +9,9 @@
 //   metric series as Prometheus query_range bodies), incident.json (the incident and
 //   its verdict).
 // Only events received before the decision are included (all of them for an incident
-// not decided yet).
+// not decided yet), and of the job's hosts only what is the job's (job_scope.h: read
+// within its window, not the hosts' past); job.json then names in `not_before` the hosts
+// a person returned to service during the job.
 // Redaction (`?redact=1`, `aegis incidents export --redact`): every log line keeps only
 // the span its rule matched (found again with the rule's pattern); the rest of the line
 // (process names, paths, the job's own messages around the match) is removed, and a line
@@ -24,6 +26,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "controller/job_scope.h"
 #include "match/live_rules.h"
 #include "store/store.h"
 
@@ -31,7 +34,8 @@ namespace aegis::controller {
 
 struct ExportOptions {
   bool redact = false;
-  double lookback_s = 3600;  // events this long before the job started are included
+  double lookback_s = 3600;  // metrics, switch logs and probes this long before the job started are included
+  ScopeOptions scope;        // which of its hosts' events are the job's
 };
 
 Status ExportBundle(store::Store& store, const Rules& rules, const std::string& incident, const ExportOptions& options,

@@ -35,6 +35,7 @@ Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Contro
   std::unique_ptr<Controller> c(new Controller());
   c->options_ = options;
   if (c->options_.name.empty()) c->options_.name = DefaultName();
+  c->clock_ = options.clock ? options.clock : std::function<double()>(WallNow);
   if (!options.token_file.empty())
     if (Status s = TokenTable::Load(options.token_file, &c->tokens_); !s.ok()) return s;
   c->rules_ = std::make_unique<LiveRules>(options.rule_dirs);
@@ -47,7 +48,8 @@ Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Contro
     if (Status s = ReadSmallFile(options.topology_file, &text); !s.ok()) return s;
     if (Status s = c->PutTopology(text); !s.ok()) return Status::InvalidArgument(options.topology_file + ": " + s.message());
   }
-  c->loop_ = std::make_unique<DecisionLoop>(c->store_.get(), c->rules_.get(), c->options_, &c->health_);
+  c->nodes_ = std::make_unique<NodeDirectory>(c->store_.get(), c->clock_, options.report_s);
+  c->loop_ = std::make_unique<DecisionLoop>(c->store_.get(), c->rules_.get(), c->options_, &c->health_, c->nodes_.get());
   *out = std::move(c);
   return Status::Ok();
 }
@@ -81,12 +83,16 @@ Status Controller::Ingest(const EventBatch& batch, IngestResult* result) {
   health_.events_rejected += result->rejected.size();
   ++health_.batches;
   if (result->accepted) loop_->Wake(DecisionLoop::kEvents);
+  // The agent is told its node's scope; a store that cannot be read now leaves the last
+  // one known, which is no reason to refuse a batch already stored.
+  nodes_->Heard(batch.node, clock_());
+  (void)nodes_->ScopeOf(batch.node, &result->scope);
   return Status::Ok();
 }
 
 Status Controller::StartJob(const JobStart& start, bool* created) {
   *created = false;
-  const double now = WallNow();
+  const double now = clock_();
   store::Job existing;
   Status s = store_->GetJob(start.job.id, &existing);
   if (s.ok()) {
@@ -107,12 +113,13 @@ Status Controller::StartJob(const JobStart& start, bool* created) {
   size_t added = 0;
   if (s = store_->RegisterHosts(start.job.hosts, now, &added); !s.ok()) return s;
   *created = applied;
+  nodes_->Invalidate();
   loop_->Wake(DecisionLoop::kJobs);
   return Status::Ok();
 }
 
 Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult* out) {
-  const double now = WallNow();
+  const double now = clock_();
   store::Job job;
   if (Status s = store_->GetJob(id, &job); !s.ok()) return s.IsNotFound() ? Status::NotFound("no job " + id) : s;
   out->job = id;
@@ -146,6 +153,7 @@ Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult
     bool applied = false;
     if (Status s = store_->PutJob(job, &applied); !s.ok()) return s;
   }
+  nodes_->Invalidate();
   loop_->Wake(DecisionLoop::kJobs);
   return Status::Ok();
 }
@@ -153,7 +161,7 @@ Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult
 Status Controller::PutTopology(std::string_view body) {
   Topology t;
   if (Status s = ParseTopologyBody(body, &t); !s.ok()) return s;
-  const double now = WallNow();
+  const double now = clock_ ? clock_() : WallNow();
   if (Status s = store_->PutTopology(body, now); !s.ok()) return s;
   std::vector<std::string> hosts;
   for (const auto& n : t.nodes) hosts.push_back(n.host);
@@ -169,7 +177,7 @@ Status Controller::SetHostState(const std::string& host, const HostStateRequest&
   store::HostRecord before;
   if (Status s = store_->GetHost(host, &before); !s.ok())
     return s.IsNotFound() ? Status::NotFound("no host " + host + " (not in the topology nor in any job)") : s;
-  const double now = WallNow();
+  const double now = clock_();
   store::ManualHostChange change;
   change.host = host;
   change.to = request.state;
@@ -185,6 +193,8 @@ Status Controller::SetHostState(const std::string& host, const HostStateRequest&
       bool inserted = false;
       if (Status s = store_->RecordAction(a, &inserted); !s.ok()) return s;
     }
+    nodes_->Invalidate();
+    loop_->Wake(DecisionLoop::kHosts);  // a return to service moves the host's job window
   }
   return store_->GetHost(host, out);
 }

@@ -13,6 +13,7 @@
 #include "controller/api_bodies.h"
 #include "controller/decision_loop.h"
 #include "controller/health_metrics.h"
+#include "controller/node_directory.h"
 #include "controller/options.h"
 #include "controller/tokens.h"
 #include "match/live_rules.h"
@@ -24,6 +25,7 @@ struct IngestResult {
   size_t accepted = 0;
   size_t duplicates = 0;
   std::vector<EventBatch::Rejected> rejected;  // the batch's own and the store's
+  NodeScope scope;                             // what the posting agent is told (node_directory.h)
 };
 
 struct EndJobResult {
@@ -60,6 +62,8 @@ class Controller {
   const TokenTable& tokens() const { return tokens_; }
   HealthMetrics& health() { return health_; }
   LiveRules& rules() { return *rules_; }
+  NodeDirectory& nodes() { return *nodes_; }
+  double Now() const { return clock_(); }
   bool leader() const { return loop_->leader(); }
   DecisionLoop& loop() { return *loop_; }
 
@@ -71,6 +75,8 @@ class Controller {
   std::unique_ptr<LiveRules> rules_;
   TokenTable tokens_;
   HealthMetrics health_;
+  std::function<double()> clock_;
+  std::unique_ptr<NodeDirectory> nodes_;
   std::unique_ptr<DecisionLoop> loop_;
 };
 

@@ -22,6 +22,10 @@ constexpr double kLeadRetryS = 1.0;
 constexpr double kLockCheckS = 1.0;
 constexpr double kReconcileS = 1.0;
 constexpr double kTopologyS = 5.0;
+constexpr double kReturnsS = 5.0;             // host returns written by other instances
+constexpr size_t kHistoryLimit = 100000;
+constexpr double kAliveS = 3.0;               // an agent that posted this recently is not silent
+constexpr double kBusyWaitSettles = 6.0;      // a busy agent is waited for up to this many --settle
 
 void Log(const std::string& line) {
   std::string out = "aegis controller: " + line + "\n";
@@ -44,8 +48,13 @@ class LogOnce : public Reporter {
 }  // namespace
 
 DecisionLoop::DecisionLoop(store::Store* store, LiveRules* rules, const ControllerOptions& options,
-                           HealthMetrics* health)
-    : store_(store), rules_(rules), options_(options), health_(health) {}
+                           HealthMetrics* health, NodeDirectory* nodes)
+    : store_(store),
+      rules_(rules),
+      options_(options),
+      health_(health),
+      nodes_(nodes),
+      clock_(options.clock ? options.clock : std::function<double()>(WallNow)) {}
 
 DecisionLoop::~DecisionLoop() { Stop(); }
 
@@ -83,7 +92,7 @@ void DecisionLoop::Loop() {
 }
 
 void DecisionLoop::RunOnce() {
-  const double now = WallNow();
+  const double now = clock_();
   if (!leader_) {
     if (now >= next_lead_try_) TryLead(now);
     if (!leader_) return;
@@ -104,6 +113,10 @@ void DecisionLoop::RunOnce() {
     next_topology_ = now + kTopologyS;
     if (Status s = LoadTopology(false); !s.ok()) StoreError("reading the topology", s);
   }
+  if ((dirty & kHosts) || now >= next_returns_) {
+    next_returns_ = now + kReturnsS;
+    if (Status s = RefreshReturns(now); !s.ok()) StoreError("reading host history", s);
+  }
   if (Status s = TailEvents(now); !s.ok()) StoreError("reading events", s);
   if ((dirty & kJobs) || now >= next_reconcile_) {
     // Jobs and incidents written by any instance (this one wakes the loop at once).
@@ -111,6 +124,7 @@ void DecisionLoop::RunOnce() {
     if (Status s = ReconcileJobs(now); !s.ok()) StoreError("reading jobs", s);
     if (Status s = ReconcileIncidents(now); !s.ok()) StoreError("reading incidents", s);
   }
+  CheckCritical(now);
   DecidePending(now);
   CheckHangs(now);
   if (options_.slow_check_s > 0 && now >= next_slow_) {
@@ -170,6 +184,8 @@ void DecisionLoop::ForgetLivePicture() {
   heartbeats_.clear();
   hang_checked_.clear();
   slow_checked_.clear();
+  critical_checked_.clear();
+  critical_seen_.clear();
   topology_at_ = NAN;
 }
 
@@ -263,7 +279,8 @@ Status DecisionLoop::TailEvents(double now) {
   }
 }
 
-bool DecisionLoop::InJobWindow(const LiveJob& job, const DecodedEvent& e) const {
+bool DecisionLoop::InJobWindow(const LiveJob& job, const DecodedEvent& e, double received_at) const {
+  if (PlacedByScope(e)) return job.InScope(e, received_at, options_.scope);
   if (e.type == EventType::kFacts || std::isnan(e.at) || std::isnan(job.job().started_at)) return true;
   return e.at >= job.job().started_at - options_.lookback_s;
 }
@@ -277,11 +294,13 @@ void DecisionLoop::Route(const DecodedEvent& e, double received_at, double now) 
     return;
   }
   const bool everyone = e.type == EventType::kProbe || (e.type == EventType::kLog && e.log.source == SourceKind::kSwitch);
+  const bool critical = e.type == EventType::kLog && e.log.event.line_class == LineClass::kCritical && !everyone;
   for (auto& [id, job] : live_) {
     if (!everyone && !job->HasHost(e.node)) continue;
-    if (!InJobWindow(*job, e)) continue;
+    if (!InJobWindow(*job, e, received_at)) continue;
     job->Feed(e, now);
     job->set_last_received(received_at);
+    if (critical && running_.count(id) && !critical_checked_.count(id)) critical_seen_.insert(id);
   }
 }
 
@@ -294,12 +313,23 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
   model.state = JobState::kRunning;
   model.ended_at = NAN;
   if (std::isnan(model.started_at)) model.started_at = record.started_at;
+  const double ended_at = record.state == store::JobState::kRunning ? NAN
+                          : std::isnan(record.ended_at)              ? record.updated_at
+                                                                     : record.ended_at;
+  {
+    Job window = model;  // returns during the job count, not those after its end
+    window.ended_at = ended_at;
+    if (Status s = LoadReturns(window, &model.not_before); !s.ok()) return s;
+  }
   auto job = std::make_unique<LiveJob>(model, topology_);
+  if (!std::isnan(ended_at)) job->SetEnded(ended_at);
   std::vector<std::string> hosts = model.hosts;
   hosts.insert(hosts.end(), switch_names_.begin(), switch_names_.end());
 
   // Reads a range page by page (ordered by time, then seq), feeding what the tail has not
-  // passed yet.
+  // passed yet. A critical line among them is looked at as if it had just arrived (one
+  // that came while no controller led).
+  bool critical = false;
   auto feed_range = [&](store::EventRange range) -> Status {
     range.limit = kRangePage;
     for (;;) {
@@ -310,7 +340,9 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
         auto j = nlohmann::json::parse(e.body, nullptr, false);
         DecodedEvent d;
         if (j.is_discarded() || !DecodeEvent(j, e.node, &d).ok()) continue;
-        if (!InJobWindow(*job, d)) continue;
+        if (!InJobWindow(*job, d, e.received_at)) continue;
+        critical = critical || (d.type == EventType::kLog && d.log.event.line_class == LineClass::kCritical &&
+                                d.log.source != SourceKind::kSwitch);
         job->Feed(d, now);
         job->set_last_received(e.received_at);
       }
@@ -333,6 +365,8 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
   probes.from = rest.from;
   if (Status s = feed_range(probes); !s.ok()) return s;
   job->ResetProgressClock(now);
+  if (critical && record.state == store::JobState::kRunning && !critical_checked_.count(record.id))
+    critical_seen_.insert(record.id);
   auto& owned = live_[record.id];
   owned = std::move(job);
   *out = owned.get();
@@ -379,6 +413,7 @@ Status DecisionLoop::ReconcileJobs(double now) {
     store::Job record;
     Status s = store_->GetJob(id, &record);
     if (!s.ok() && !s.IsNotFound()) return s;
+    if (s.ok()) live_[id]->SetEnded(std::isnan(record.ended_at) ? now : record.ended_at);
     std::optional<store::Trigger> trigger;
     if (s.ok() && record.state == store::JobState::kFailed) trigger = store::Trigger::kJobFailed;
     if (s.ok() && record.state == store::JobState::kHung) trigger = store::Trigger::kJobHung;
@@ -406,7 +441,7 @@ Status DecisionLoop::ReconcileIncidents(double now) {
   for (const store::Incident& inc : open) {
     if (pending_.count(inc.id)) continue;
     if (!EnsureLiveJob(inc.job, now)) continue;
-    const bool own = inc.trigger == store::Trigger::kCclStall ||
+    const bool own = inc.trigger == store::Trigger::kCclStall || inc.trigger == store::Trigger::kCriticalError ||
                      (inc.trigger == store::Trigger::kSlow && running_.count(inc.job));
     pending_.emplace(inc.id, Pending{inc.job, inc.trigger, inc.opened_at, own});
   }
@@ -415,13 +450,17 @@ Status DecisionLoop::ReconcileIncidents(double now) {
 
 // --- deciding ---
 
-bool DecisionLoop::PictureComplete(const LiveJob& job, double since, std::vector<std::string>* silent) const {
+bool DecisionLoop::PictureComplete(const LiveJob& job, double since, double now, std::vector<std::string>* silent,
+                                   std::vector<std::string>* busy) const {
   silent->clear();
+  busy->clear();
   for (const std::string& h : job.hosts()) {
     auto it = heartbeats_.find(h);
-    if (it != heartbeats_.end() && !(it->second >= since)) silent->push_back(h);  // known agent, not caught up
+    if (it == heartbeats_.end() || it->second >= since) continue;  // unknown agent, or caught up
+    const double heard = nodes_ ? nodes_->LastHeard(h) : NAN;
+    (heard >= now - kAliveS ? busy : silent)->push_back(h);
   }
-  return silent->empty();
+  return silent->empty() && busy->empty();
 }
 
 void DecisionLoop::DecidePending(double now) {
@@ -432,10 +471,13 @@ void DecisionLoop::DecidePending(double now) {
       if (!EnsureLiveJob(p.job, now)) continue;
       it = live_.find(p.job);
     }
-    std::vector<std::string> silent;
-    const bool complete = p.immediate || PictureComplete(*it->second, p.opened_at, &silent);
+    std::vector<std::string> silent, busy;
+    const bool complete = p.immediate || PictureComplete(*it->second, p.opened_at, now, &silent, &busy);
     if (!complete && now < p.opened_at + options_.settle_s) continue;
+    // An agent still posting is catching up (a backlog): waited for, up to a bound.
+    if (!complete && !busy.empty() && now < p.opened_at + kBusyWaitSettles * options_.settle_s) continue;
     if (!leader_) return;
+    for (const std::string& h : busy) silent.push_back(h);
     Status s = DecideIncident(id, p, complete, silent, now);
     if (!s.ok()) {
       StoreError("recording a decision", s);
@@ -462,7 +504,8 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
   const bool ended = s.ok() && record.state != store::JobState::kRunning;
   JobState state = JobState::kFailed;
   switch (p.trigger) {
-    case store::Trigger::kJobFailed: state = JobState::kFailed; break;
+    case store::Trigger::kJobFailed:
+    case store::Trigger::kCriticalError: state = JobState::kFailed; break;
     case store::Trigger::kJobHung:
     case store::Trigger::kCclStall: state = JobState::kHung; break;
     case store::Trigger::kSlow: state = JobState::kSlow; break;
@@ -472,8 +515,12 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
   if (p.trigger == store::Trigger::kJobFailed || p.trigger == store::Trigger::kJobHung || (p.trigger == store::Trigger::kSlow && ended))
     ended_at = ended && !std::isnan(record.ended_at) ? record.ended_at : p.opened_at;
   if (!complete)
-    for (const std::string& h : silent)
-      job->ReportMissing("nodes/" + h, "the agent had not reported since the job ended when the decision was taken");
+    for (const std::string& h : silent) {
+      const double heard = nodes_ ? nodes_->LastHeard(h) : NAN;
+      job->ReportMissing("nodes/" + h, heard >= now - kAliveS
+                                           ? "the agent was still sending what it had read when the decision was taken"
+                                           : "the agent had not reported since the job ended when the decision was taken");
+    }
   if (!options_.prometheus.empty() && state == JobState::kSlow)
     FetchPrometheus(job, std::isnan(ended_at) ? now : ended_at, &job->builder());
   std::shared_ptr<const Rules> rules = rules_->Current();
@@ -482,10 +529,15 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
 
   std::vector<store::HostRecord> hosts;
   if (Status hs = store_->ListHosts(&hosts); !hs.ok()) return hs;
+  const double window_from = now - options_.isolate_window_s;
+  std::vector<store::HistoryEntry> recent;
+  if (Status hs = store_->HistorySince(window_from, kHistoryLimit, &recent); !hs.ok()) return hs;
   PlanInputs in;
   in.incident = id;
   in.decided_by = options_.name;
-  in.now = WallNow();
+  in.now = clock_();
+  in.isolated_recently = IsolatedRecently(recent, window_from);
+  in.isolate_window_s = options_.isolate_window_s;
   in.verdict_json = VerdictToJson(v);
   in.topology_hosts = topology_.nodes.size();
   in.known_hosts = known_hosts_;
@@ -509,8 +561,9 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
   }
   ++health_->decisions;
   if (plan.held) ++health_->decisions_held;
+  if (nodes_) nodes_->Invalidate();  // no flush is wanted for it any more
   const double from = std::max(p.opened_at, job->last_received());
-  health_->ObserveVerdictLatency(WallNow() - from);
+  health_->ObserveVerdictLatency(clock_() - from);
   std::string who;
   for (const auto& h : plan.decision.hosts) {
     const bool left = std::find(outcome.held_hosts.begin(), outcome.held_hosts.end(), h.host) != outcome.held_hosts.end();
@@ -530,6 +583,61 @@ Status DecisionLoop::OpenOwnIncident(const std::string& job, store::Trigger trig
     Log(fmt::format("{} opened for job {}: {}", inc.id, job, store::ToString(trigger)));
   }
   if (!inc.decided()) pending_.emplace(inc.id, Pending{job, trigger, inc.opened_at, true});
+  return Status::Ok();
+}
+
+// A critical line on a running job's host: the engine, on the picture as it is, decides
+// by its first stage (a critical line is never outvoted) and the incident is decided at
+// once. Once per job: a later fault on another host waits for the job's end.
+void DecisionLoop::CheckCritical(double now) {
+  if (critical_seen_.empty()) return;
+  std::shared_ptr<const Rules> rules = rules_->Current();
+  std::vector<std::string> seen(critical_seen_.begin(), critical_seen_.end());
+  critical_seen_.clear();
+  for (const std::string& id : seen) {
+    auto it = live_.find(id);
+    if (it == live_.end() || !running_.count(id) || critical_checked_.count(id)) continue;
+    Verdict v = it->second->DecideAs(JobState::kFailed, NAN, rules->catalog, options_.decide);
+    if (v.stage != Stage::kCriticalError) continue;
+    if (Status s = OpenOwnIncident(id, store::Trigger::kCriticalError, now); !s.ok()) {
+      StoreError("opening a critical-error incident", s);
+      continue;
+    }
+    critical_checked_.insert(id);
+  }
+}
+
+Status DecisionLoop::LoadReturns(const Job& job, std::map<std::string, double, std::less<>>* not_before) {
+  not_before->clear();
+  if (std::isnan(job.started_at)) return Status::Ok();
+  std::vector<store::HistoryEntry> history;
+  if (Status s = store_->HistorySince(job.started_at, kHistoryLimit, &history); !s.ok()) return s;
+  *not_before = ReturnsDuring(job, history);
+  return Status::Ok();
+}
+
+// A person returned a host of a live job to service: its window moved, and which of its
+// events are the job's must be decided again, so the picture is rebuilt from the store.
+Status DecisionLoop::RefreshReturns(double now) {
+  double earliest = INFINITY;
+  for (const auto& [id, job] : live_) earliest = std::min(earliest, job->job().started_at);
+  if (!std::isfinite(earliest)) return Status::Ok();
+  std::vector<store::HistoryEntry> history;  // one read for every live job
+  if (Status s = store_->HistorySince(earliest, kHistoryLimit, &history); !s.ok()) return s;
+  std::vector<std::string> moved;
+  for (const auto& [id, job] : live_) {
+    Job window = job->job();
+    window.ended_at = job->scope_end();
+    if (ReturnsDuring(window, history) != job->job().not_before) moved.push_back(id);
+  }
+  for (const std::string& id : moved) {
+    store::Job record;
+    if (Status s = store_->GetJob(id, &record); !s.ok()) return s.IsNotFound() ? Status::Ok() : s;
+    live_.erase(id);
+    LiveJob* rebuilt = nullptr;
+    if (Status s = BuildLiveJob(record, now, &rebuilt); !s.ok()) return s;
+    Log(fmt::format("job {}: a host was returned to service; its picture was rebuilt", id));
+  }
   return Status::Ok();
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace aegis::controller {
@@ -76,6 +77,7 @@ Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
   auto change = [&](const std::string& host, store::HostState to, std::string reason, bool drain) {
     if (host.empty() || !seen.insert(host).second) return;
     if (!in.known_hosts.empty() && !in.known_hosts.count(host)) return;
+    if (state_of(host) == to) return;  // already so (an early incident took it out): drained once
     d.hosts.push_back({host, to, std::move(reason)});
     if (drain) {
       auto actions = Drains(in.incident, host, "drain", in.now, in.dry_run, in.backends);
@@ -89,19 +91,23 @@ Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
       std::set<std::string> hosts;
       for (const IsolateEntry& e : v.isolate)
         if (!e.host.empty() && hosts.insert(e.host).second) entries.push_back(&e);
-      size_t isolated = 0;
-      for (const auto& [host, state] : in.current)
-        if (state == store::HostState::kIsolated) ++isolated;
+      // Hosts this decision would take out, and those decisions took out lately: a host
+      // counts once however often it was isolated within the window.
+      std::set<std::string> counted = in.isolated_recently;
       size_t added = 0;
       for (const std::string& h : hosts)
-        if (state_of(h) != store::HostState::kIsolated && state_of(h) != store::HostState::kHeld) ++added;
+        if (state_of(h) != store::HostState::kIsolated && state_of(h) != store::HostState::kHeld) {
+          ++added;
+          counted.insert(h);
+        }
       const size_t total = std::max<size_t>({in.topology_hosts, in.current.size(), hosts.size(), 1});
-      const double share = static_cast<double>(isolated + added) / static_cast<double>(total);
-      if (added > 0 && share > in.max_isolate_share) {
+      const size_t budget = IsolationBudget(in.max_isolate_share, total);
+      if (added > 0 && counted.size() > budget) {
         plan.held = true;
-        plan.held_why = fmt::format("held for a person: isolating would take {} of {} hosts ({:.1f}%) out, above "
-                                    "--max-isolate-share {:.1f}%",
-                                    isolated + added, total, share * 100, in.max_isolate_share * 100);
+        plan.held_why = fmt::format(
+            "held for a person: decisions would have isolated {} host(s) within {:g} h, above the {} that "
+            "--max-isolate-share {:g}% of {} hosts allows",
+            counted.size(), in.isolate_window_s / 3600, budget, in.max_isolate_share * 100, total);
       } else if (v.confidence.level == Strength::kLow) {
         plan.held = true;
         plan.held_why = "held for a person: the verdict's confidence is low (" + v.confidence.basis + ")";
@@ -123,6 +129,18 @@ Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
     case Action::kNone: break;
   }
   return plan;
+}
+
+std::set<std::string> IsolatedRecently(const std::vector<store::HistoryEntry>& history, double since) {
+  std::set<std::string> out;
+  for (const store::HistoryEntry& h : history)
+    if (h.by == store::ChangedBy::kDecision && h.to == store::HostState::kIsolated && h.at >= since) out.insert(h.host);
+  return out;
+}
+
+size_t IsolationBudget(double max_isolate_share, size_t topology_hosts) {
+  const double allowed = std::floor(std::max(0.0, max_isolate_share) * static_cast<double>(topology_hosts) + 1e-9);
+  return std::max<size_t>(1, static_cast<size_t>(allowed));
 }
 
 std::vector<store::Action> ManualActions(const std::string& host, store::HostState from, store::HostState to,

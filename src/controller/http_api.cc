@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cmath>
 #include <thread>
 
 #include "common/text.h"
@@ -35,6 +36,18 @@ void ReplyStatus(httplib::Response& res, const Status& s) {
   const int code = HttpStatusOf(s);
   if (code == 503) res.set_header("Retry-After", "1");
   ReplyError(res, code, s.message().empty() ? s.ToString() : s.message());
+}
+
+// Epoch seconds, not RFC 3339: the agent compares them with its own clock to the
+// sub-second.
+ordered_json ScopeJson(const NodeScope& scope) {
+  auto number = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); };
+  ordered_json j;
+  j["job"] = scope.job.empty() ? ordered_json(nullptr) : ordered_json(scope.job);
+  j["since"] = number(scope.since);
+  j["report_s"] = number(scope.report_s);
+  j["flush"] = number(scope.flush);
+  return j;
 }
 
 bool QueryFlag(const httplib::Request& req, const char* name) {
@@ -154,6 +167,7 @@ void HttpApi::Routes() {
       e["reason"] = r.reason;
       j["rejected"].push_back(std::move(e));
     }
+    j["scope"] = ScopeJson(result.scope);
     ReplyJson(res, 200, j);
   }));
 
@@ -264,6 +278,7 @@ void HttpApi::Routes() {
     ExportOptions options;
     options.redact = QueryFlag(req, "redact");
     options.lookback_s = c->options().lookback_s;
+    options.scope = c->options().scope;
     ordered_json doc;
     std::shared_ptr<const Rules> rules = c->rules().Current();
     if (Status st = ExportBundle(c->store(), *rules, req.matches[1].str(), options, &doc); !st.ok())

@@ -6,8 +6,16 @@ namespace aegis::controller {
 
 LiveJob::LiveJob(Job job, const Topology& topology) : job_(std::move(job)) {
   hosts_.insert(job_.hosts.begin(), job_.hosts.end());
+  scope_.id = job_.id;
+  scope_.started_at = job_.started_at;
+  scope_.ended_at = NAN;
+  scope_.not_before = job_.not_before;
   builder_.SetTopology(topology);
   builder_.SetJob(job_);
+}
+
+bool LiveJob::InScope(const DecodedEvent& e, double received_at, const ScopeOptions& options) const {
+  return InJobScope(e, received_at, scope_, options);
 }
 
 void LiveJob::SetTopology(const Topology& topology) { builder_.SetTopology(topology); }

@@ -1,10 +1,11 @@
 // LiveJob: the controller's picture of one job while it runs and until its incident is
-// decided: an IncidentBuilder fed with every event of the job's hosts (and the switches'
-// and probes' events, which concern any job) as the events arrive, so that a decision is
-// one Decide(View()) away; plus the job's collective progress for hang detection (the
-// controller-clock time of the last change of any rank's CCL counters). Rebuilt from the
-// store after a restart by feeding the stored events again. Not thread-safe: owned by
-// the decision loop.
+// decided: an IncidentBuilder fed with the events of the job's hosts that are the job's
+// (InScope, job_scope.h) and with the switches' and probes' events (which concern any
+// job) as the events arrive, so that a decision is one Decide(View()) away; plus the
+// job's collective progress for hang detection (the controller-clock time of the last
+// change of any rank's CCL counters). Rebuilt from the store after a restart, or when a
+// person returns one of its hosts to service, by feeding the stored events again. Not
+// thread-safe: owned by the decision loop.
 #pragma once
 #include <algorithm>
 #include <map>
@@ -12,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "controller/job_scope.h"
 #include "controller/wire_event.h"
 #include "engine/engine.h"
 #include "engine/incident_builder.h"
@@ -23,6 +25,11 @@ class LiveJob {
   LiveJob(Job job, const Topology& topology);
 
   const Job& job() const { return job_; }
+  // Whether an event belongs to this job (InJobScope over the job's window: its start,
+  // the hosts' not_before, its end once SetEnded said it).
+  bool InScope(const DecodedEvent& e, double received_at, const ScopeOptions& options) const;
+  void SetEnded(double ended_at) { scope_.ended_at = ended_at; }
+  double scope_end() const { return scope_.ended_at; }
   const std::set<std::string>& hosts() const { return hosts_; }
   bool HasHost(const std::string& host) const { return hosts_.count(host) != 0; }
   void SetTopology(const Topology& topology);
@@ -50,6 +57,7 @@ class LiveJob {
 
  private:
   Job job_;
+  Job scope_;  // id, start, end and not_before of job_, without its hosts: what InScope reads
   std::set<std::string> hosts_;
   IncidentBuilder builder_;
   std::map<std::pair<std::string, int>, std::pair<double, uint64_t>> progress_;  // (comm, rank) -> (ts, counters)

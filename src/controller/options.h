@@ -1,11 +1,13 @@
 // The controller's settings (`aegis controller ...`, README "The controller"), with the
 // parsing of the few that have a syntax of their own. Plain data.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/status.h"
+#include "controller/job_scope.h"
 #include "engine/engine.h"
 
 namespace aegis::controller {
@@ -35,10 +37,15 @@ struct ControllerOptions {
   bool dry_run = false;
   std::vector<ActionBackend> actions;
   double hang_after_s = 300;       // no CCL counter change on any rank for this long: a hang
-  double max_isolate_share = 0.05; // isolations beyond this share of the topology are held
+  // Decisions isolate at most max(1, floor(share x the topology's hosts)) hosts within
+  // isolate_window_s (counted from the store's host history); more are held for a person.
+  double max_isolate_share = 0.05;
+  double isolate_window_s = 3600;
   double settle_s = 10;            // after a job ended, wait at most this long for its agents
   double slow_check_s = 60;        // how often running jobs are checked for a straggler; 0: never
-  double lookback_s = 3600;        // events this long before a job started belong to its picture
+  double lookback_s = 3600;        // metrics, switch logs and probes this long before a job started are in its picture
+  double report_s = 1;             // how often agents of a running job's hosts post (the answer's scope)
+  ScopeOptions scope;              // which of its hosts' events are a job's (job_scope.h)
   std::string prometheus;          // slow-job metrics from this Prometheus as well
   double prometheus_step_s = 15;
   std::vector<std::string> rule_dirs;
@@ -47,6 +54,7 @@ struct ControllerOptions {
   int max_ingest_in_flight = 32;   // more concurrent event posts are answered 503
   int http_threads = 32;
   DecideOptions decide;
+  std::function<double()> clock;   // epoch seconds; empty: the wall clock (tests give a fake one)
 };
 
 }  // namespace aegis::controller

@@ -138,8 +138,18 @@ Status DecodeEvent(const json& j, std::string_view default_node, DecodedEvent* o
   Status s = CheckString(j, "id", "event", true);
   if (s.ok()) s = CheckString(j, "type", "event", true);
   if (s.ok()) s = CheckString(j, "node", "event");
+  if (s.ok()) s = CheckNumber(j, "read_at", "event");
+  if (s.ok()) s = CheckString(j, "job", "event");
   if (!s.ok()) return s;
   DecodedEvent e;
+  if (auto r = j.find("read_at"); r != j.end() && r->is_number()) {
+    e.read_at = r->get<double>();
+    if (!std::isfinite(e.read_at)) return Status::InvalidArgument("event.read_at must be a finite number");
+  }
+  if (auto g = j.find("job"); g != j.end() && g->is_string()) {
+    e.job = g->get<std::string>();
+    if (!e.job.empty() && !IsSafeName(e.job)) return Status::InvalidArgument("event.job must be a job id");
+  }
   e.id = j["id"].get<std::string>();
   if (!IsSafeName(e.id))
     return Status::InvalidArgument("event: id must be 1 to 200 letters, digits or . _ - : @ + =");

@@ -8,6 +8,9 @@
 //   heartbeat  {"at", "agent": {...}}: the agent's clock; it says that every event the
 //              agent read before `at` was sent in this batch or an earlier one
 //   probe      {"src", "dst", "size", "sent", "lost", "rtt_us_p50", "rtt_us_p99"}
+// Any event may carry the agent's stamp (job_scope.h): "read_at" (epoch seconds, the
+// agent's clock: when it read the line or record) and "job" (the job the controller had
+// told the agent runs on its node then).
 // DecodeEvent validates an event completely (the same readers the bundle path uses), so
 // that what the store accepted can always be fed to an incident. Pure, thread-safe.
 #pragma once
@@ -31,6 +34,8 @@ struct DecodedEvent {
   std::string id;
   std::string node;
   double at = NAN;  // when it happened, by the agent's clock; NaN when it cannot say
+  double read_at = NAN;  // when the agent read it (its clock); NaN: not stamped
+  std::string job;       // the job the agent believed ran on its node then; "" for none
   WireLogEvent log;   // kLog
   CclRecord ccl;      // kCcl
   Facts facts;        // kFacts

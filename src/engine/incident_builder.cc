@@ -43,7 +43,7 @@ void IncidentBuilder::Locate(LocatedEvent& le) const {
   le.gpu = le.nic = -1;
   le.peer = Place();
   le.peer_text.clear();
-  le.history = OutsideJobWindow(ev, inc_->job, options_.window);
+  le.history = OutsideJobWindow(ev, inc_->job, options_.window, le.host);
   if (le.node >= 0) {
     // The device that reported a PCIe error (often the GPU behind the port), else the line's own.
     if (auto src = ev.Field("src"); !src.empty()) le.gpu = book.GpuByPci(le.node, src);

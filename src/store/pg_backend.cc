@@ -21,7 +21,7 @@ static_assert(kAdvisoryLockClass == 1095059283 && kAppendLockId == 2 && kMigrati
 
 const SqlDialect& Dialect() {
   static const auto* migrations = new std::vector<std::vector<std::string>>(
-      SchemaMigrations({"DOUBLE PRECISION", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}));
+      SchemaMigrations({"DOUBLE PRECISION", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", false}));
   static const SqlDialect dialect{
       .name = "postgresql",
       .begin_write = "BEGIN",

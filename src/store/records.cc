@@ -30,12 +30,13 @@ constexpr std::array<std::pair<HostState, std::string_view>, 5> kHostStates{{
 }};
 
 
-constexpr std::array<std::pair<Trigger, std::string_view>, 5> kTriggers{{
+constexpr std::array<std::pair<Trigger, std::string_view>, 6> kTriggers{{
     {Trigger::kJobFailed, "job_failed"},
     {Trigger::kJobHung, "job_hung"},
     {Trigger::kCclStall, "ccl_stall"},
     {Trigger::kSlow, "slow"},
     {Trigger::kManual, "manual"},
+    {Trigger::kCriticalError, "critical_error"},
 }};
 
 constexpr std::array<std::pair<ChangedBy, std::string_view>, 2> kChangedBy{{

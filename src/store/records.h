@@ -24,14 +24,15 @@ using ::aegis::ToString;
 // Where a host stands. A host the store has no row for is in service. `held` is a
 // person's hold: decisions do not move a held host (Store::RecordDecision).
 enum class HostState { kInService, kIsolated, kRepair, kOffline, kHeld };
-// Why an incident was opened.
-enum class Trigger { kJobFailed, kJobHung, kCclStall, kSlow, kManual };
+// Why an incident was opened. kCriticalError: a critical error on a host of a job that
+// still runs (decided at once; the job's end opens its own incident).
+enum class Trigger { kJobFailed, kJobHung, kCclStall, kSlow, kManual, kCriticalError };
 // Who changed a host's state: the controller deciding an incident, or a person.
 enum class ChangedBy { kDecision, kPerson };
 
 // The names used in the database and in JSON: "in_service", "isolated", "repair",
 // "offline", "held"; "running", "failed", "hung", "slow", "done"; "job_failed",
-// "job_hung", "ccl_stall", "slow", "manual"; "decision", "person".
+// "job_hung", "ccl_stall", "slow", "manual", "critical_error"; "decision", "person".
 std::string_view ToString(HostState s);
 std::string_view ToString(Trigger t);
 std::string_view ToString(ChangedBy b);

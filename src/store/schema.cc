@@ -23,6 +23,20 @@ std::string Spell(std::string_view sql, const SqlTypes& types) {
 
 constexpr std::string_view kHostStates = "('in_service', 'isolated', 'repair', 'offline', 'held')";
 
+std::string IncidentsTable(std::string_view triggers) {
+  return "CREATE TABLE incidents ("
+         " id TEXT PRIMARY KEY,"
+         " job TEXT NOT NULL,"
+         " triggered_by TEXT NOT NULL"
+         "  CHECK (triggered_by IN " + std::string(triggers) + "),"
+         " opened_at {REAL} NOT NULL,"
+         " decided_at {REAL},"
+         " verdict TEXT,"
+         " decided_by TEXT,"
+         " UNIQUE (job, triggered_by),"
+         " CHECK ((decided_at IS NULL) = (verdict IS NULL)))";
+}
+
 // Version 1: the initial schema.
 std::vector<std::string> Version1() {
   const std::string hs(kHostStates);
@@ -48,17 +62,7 @@ std::vector<std::string> Version1() {
       " updated_at {REAL} NOT NULL)",
       "CREATE INDEX jobs_state ON jobs (state)",
 
-      "CREATE TABLE incidents ("
-      " id TEXT PRIMARY KEY,"
-      " job TEXT NOT NULL,"
-      " triggered_by TEXT NOT NULL"
-      "  CHECK (triggered_by IN ('job_failed', 'job_hung', 'ccl_stall', 'slow', 'manual')),"
-      " opened_at {REAL} NOT NULL,"
-      " decided_at {REAL},"
-      " verdict TEXT,"
-      " decided_by TEXT,"
-      " UNIQUE (job, triggered_by),"
-      " CHECK ((decided_at IS NULL) = (verdict IS NULL)))",
+      IncidentsTable("('job_failed', 'job_hung', 'ccl_stall', 'slow', 'manual')"),
       "CREATE INDEX incidents_opened_at ON incidents (opened_at)",
 
       "CREATE TABLE actions ("
@@ -104,10 +108,40 @@ std::vector<std::string> Version1() {
   };
 }
 
+// Version 2: incidents opened by a critical error while the job runs; host changes found
+// by time (the isolation limit's window, hosts returned to service during a job).
+std::vector<std::string> Version2(const SqlTypes& types) {
+  const std::string triggers = "('job_failed', 'job_hung', 'ccl_stall', 'slow', 'manual', 'critical_error')";
+  std::vector<std::string> out;
+  if (types.sqlite) {
+    // The table is rebuilt under its own name. Rows of actions, hosts and host_history
+    // refer to incidents: dropping the table leaves them dangling for a moment, which
+    // deferred foreign keys allow as long as every one is found again by the commit.
+    out = {
+        "PRAGMA defer_foreign_keys = ON",
+        "CREATE TEMP TABLE incidents_v1 AS SELECT * FROM incidents",
+        "DROP TABLE incidents",
+        IncidentsTable(triggers),
+        "INSERT INTO incidents (id, job, triggered_by, opened_at, decided_at, verdict, decided_by)"
+        " SELECT id, job, triggered_by, opened_at, decided_at, verdict, decided_by FROM incidents_v1",
+        "DROP TABLE incidents_v1",
+        "CREATE INDEX incidents_opened_at ON incidents (opened_at)",
+    };
+  } else {
+    // PostgreSQL names a column's CHECK <table>_<column>_check.
+    out = {
+        "ALTER TABLE incidents DROP CONSTRAINT incidents_triggered_by_check",
+        "ALTER TABLE incidents ADD CONSTRAINT incidents_triggered_by_check CHECK (triggered_by IN " + triggers + ")",
+    };
+  }
+  out.push_back("CREATE INDEX host_history_at ON host_history (at)");
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> SchemaMigrations(const SqlTypes& types) {
-  std::vector<std::vector<std::string>> migrations{Version1()};
+  std::vector<std::vector<std::string>> migrations{Version1(), Version2(types)};
   for (auto& step : migrations)
     for (auto& sql : step) sql = Spell(sql, types);
   return migrations;

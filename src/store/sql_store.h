@@ -45,6 +45,7 @@ class SqlStore final : public Store {
   Status GetHost(std::string_view host, HostRecord* out) override;
   Status ListHosts(std::vector<HostRecord>* out) override;
   Status HostHistory(std::string_view host, size_t limit, std::vector<HistoryEntry>* out) override;
+  Status HistorySince(double from, size_t limit, std::vector<HistoryEntry>* out) override;
 
   Status PutTopology(std::string_view json, double at) override;
   Status GetTopology(std::string* json, double* updated_at) override;

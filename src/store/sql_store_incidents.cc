@@ -503,36 +503,60 @@ Status SqlStore::ListHosts(std::vector<HostRecord>* out) {
   });
 }
 
+namespace {
+
+constexpr std::string_view kHistoryColumns = "host, at, from_state, to_state, incident, reason, changed_by, actor";
+
+Status HistoryFromRow(const SqlRows& rows, size_t i, HistoryEntry* e) {
+  e->host = rows.Text(i, 0);
+  e->at = rows.Real(i, 1);
+  const std::string from = rows.Text(i, 2), to = rows.Text(i, 3), by = rows.Text(i, 6);
+  const auto f = ParseHostState(from);
+  const auto t = ParseHostState(to);
+  const auto b = ParseChangedBy(by);
+  if (!f) return Unreadable("host_history", "from_state", from);
+  if (!t) return Unreadable("host_history", "to_state", to);
+  if (!b) return Unreadable("host_history", "changed_by", by);
+  e->from = *f;
+  e->to = *t;
+  e->by = *b;
+  e->incident = rows.Text(i, 4);
+  e->reason = rows.Text(i, 5);
+  e->actor = rows.Text(i, 7);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status SqlStore::HostHistory(std::string_view host, size_t limit, std::vector<HistoryEntry>* out) {
   out->clear();
   if (Status st = CheckName("host", host); !st.ok()) return st;
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
-    Status st = c.Exec(
-        "SELECT host, at, from_state, to_state, incident, reason, changed_by, actor FROM host_history "
-        "WHERE host = $1 ORDER BY id DESC LIMIT $2",
-        {SqlParam::Text(host), SqlParam::Int(LimitParam(limit))}, &rows);
+    Status st = c.Exec("SELECT " + std::string(kHistoryColumns) +
+                           " FROM host_history WHERE host = $1 ORDER BY id DESC LIMIT $2",
+                       {SqlParam::Text(host), SqlParam::Int(LimitParam(limit))}, &rows);
     if (!st.ok()) return st;
-    std::vector<HistoryEntry> list;
-    for (size_t i = rows.size(); i-- > 0;) {
-      HistoryEntry e;
-      e.host = rows.Text(i, 0);
-      e.at = rows.Real(i, 1);
-      const std::string from = rows.Text(i, 2), to = rows.Text(i, 3), by = rows.Text(i, 6);
-      const auto f = ParseHostState(from);
-      const auto t = ParseHostState(to);
-      const auto b = ParseChangedBy(by);
-      if (!f) return Unreadable("host_history", "from_state", from);
-      if (!t) return Unreadable("host_history", "to_state", to);
-      if (!b) return Unreadable("host_history", "changed_by", by);
-      e.from = *f;
-      e.to = *t;
-      e.by = *b;
-      e.incident = rows.Text(i, 4);
-      e.reason = rows.Text(i, 5);
-      e.actor = rows.Text(i, 7);
-      list.push_back(std::move(e));
-    }
+    std::vector<HistoryEntry> list(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (st = HistoryFromRow(rows, rows.size() - 1 - i, &list[i]); !st.ok()) return st;
+    *out = std::move(list);
+    return Status::Ok();
+  });
+}
+
+Status SqlStore::HistorySince(double from, size_t limit, std::vector<HistoryEntry>* out) {
+  out->clear();
+  if (std::isnan(from)) return Status::InvalidArgument("history since: the time is not a number");
+  return Transact(false, [&](SqlConnection& c) -> Status {
+    SqlRows rows;
+    Status st = c.Exec("SELECT " + std::string(kHistoryColumns) +
+                           " FROM host_history WHERE at >= $1 ORDER BY id LIMIT $2",
+                       {SqlParam::Real(std::max(from, -1e300)), SqlParam::Int(LimitParam(limit))}, &rows);
+    if (!st.ok()) return st;
+    std::vector<HistoryEntry> list(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (st = HistoryFromRow(rows, i, &list[i]); !st.ok()) return st;
     *out = std::move(list);
     return Status::Ok();
   });

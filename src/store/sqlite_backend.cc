@@ -191,7 +191,7 @@ class SqliteConnection final : public SqlConnection {
 
 const SqlDialect& Dialect() {
   static const auto* migrations =
-      new std::vector<std::vector<std::string>>(SchemaMigrations({"REAL", "INTEGER PRIMARY KEY AUTOINCREMENT"}));
+      new std::vector<std::vector<std::string>>(SchemaMigrations({"REAL", "INTEGER PRIMARY KEY AUTOINCREMENT", true}));
   static const SqlDialect dialect{
       .name = "sqlite",
       // IMMEDIATE: take the write lock first, so that a transaction never fails half-way

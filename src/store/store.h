@@ -129,6 +129,9 @@ class Store {
   virtual Status ListHosts(std::vector<HostRecord>* out) = 0;          // ordered by host
   // The newest `limit` changes of a host, oldest first.
   virtual Status HostHistory(std::string_view host, size_t limit, std::vector<HistoryEntry>* out) = 0;
+  // Changes of every host made at or after `from`, oldest first, at most `limit` (the
+  // oldest ones): what decisions took out lately, which hosts a person returned.
+  virtual Status HistorySince(double from, size_t limit, std::vector<HistoryEntry>* out) = 0;
 
   // --- topology (one document) ---
   virtual Status PutTopology(std::string_view json, double at) = 0;

@@ -92,8 +92,9 @@ FakeController::FakeController(int port) {
         duplicate_ids_.push_back(e["id"].get<std::string>());
       }
     }
-    res.set_content(nlohmann::json{{"accepted", accepted}, {"duplicates", dups}, {"rejected", rejected}}.dump(),
-                    "application/json");
+    nlohmann::json answer{{"accepted", accepted}, {"duplicates", dups}, {"rejected", rejected}};
+    if (!scope_.is_null()) answer["scope"] = scope_;
+    res.set_content(answer.dump(), "application/json");
   });
   if (port == 0) {
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -119,6 +120,11 @@ void FakeController::Script(std::vector<Reply> replies) {
 void FakeController::set_max_events(size_t n) {
   std::lock_guard<std::mutex> lock(mu_);
   max_events_ = n;
+}
+
+void FakeController::set_scope(nlohmann::json scope) {
+  std::lock_guard<std::mutex> lock(mu_);
+  scope_ = std::move(scope);
 }
 
 void FakeController::set_token(std::string token) {

@@ -54,6 +54,8 @@ class FakeController {
   // Bodies above this many events are answered 413.
   void set_max_events(size_t n);
   void set_token(std::string token);  // required bearer token ("" = none)
+  // The answers' "scope" from now on (null: none, as an older controller).
+  void set_scope(nlohmann::json scope);
 
   std::vector<nlohmann::json> events() const;   // unique, in arrival order
   std::vector<nlohmann::json> of_type(const std::string& type) const;
@@ -73,6 +75,7 @@ class FakeController {
   std::deque<Reply> script_;
   size_t max_events_ = 5000;
   std::string token_;
+  nlohmann::json scope_;
   std::set<std::string> ids_;
   std::vector<nlohmann::json> events_;
   size_t requests_ = 0, duplicates_ = 0;

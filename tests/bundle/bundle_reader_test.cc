@@ -52,6 +52,18 @@ TEST(BundleReader, Job) {
   EXPECT_EQ(running.state, JobState::kRunning);
 }
 
+TEST(BundleReader, JobNotBefore) {
+  test::CollectingReporter r;
+  Job j;
+  ASSERT_TRUE(ParseJob(R"({"id": "job-1", "hosts": ["a", "b", "c"],
+    "not_before": {"a": 1796025700.5, "b": "2026-11-30T08:05:00Z", "c": "soon"}})", &j, &r).ok());
+  ASSERT_EQ(j.not_before.size(), 2u);
+  EXPECT_DOUBLE_EQ(j.not_before["a"], 1796025700.5);
+  EXPECT_DOUBLE_EQ(j.not_before["b"], 1796025900.0);
+  ASSERT_EQ(r.reports.size(), 1u);  // c's is not a time: said, and left out
+  EXPECT_NE(r.reports[0].second.message().find("not_before of c"), std::string::npos);
+}
+
 TEST(BundleReader, FactsFlatten) {
   Facts f;
   ASSERT_TRUE(ParseFacts(R"({"gpu": {"count": 8, "persistence_mode": "Enabled"}, "pcie": {"acs_enabled": false},

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common/time.h"
@@ -37,14 +39,27 @@ class PostBuilder {
   json events_ = json::array();
 };
 
+// The stamp of an event read at `t` by an agent of `job` (SimOptions::stamp).
+void Stamp(json* event, double t, const gen::Bundle& b, const SimOptions& o) {
+  if (!o.stamp) return;
+  (*event)["read_at"] = std::isfinite(t) ? std::max(t, b.c.start) : b.c.start;
+  if (o.tag_job) (*event)["job"] = b.c.job_id;
+}
+
 void ScanInto(const std::string& node, SourceKind kind, const std::string& file, const std::string& text,
-              const Matcher& matcher, const ScanOptions& so, PostBuilder* post, std::vector<AgentPost>* out) {
+              const Matcher& matcher, const ScanOptions& so, const gen::Bundle& b, const SimOptions& o,
+              PostBuilder* post, std::vector<AgentPost>* out) {
   Scanner scanner(matcher, so);
   std::vector<LogEvent> events;
   scanner.ScanText(text, [&](LogEvent&& ev) {
     if (ev.line_class != LineClass::kNone) events.push_back(std::move(ev));
   });
-  for (auto& ev : events) post->Add(LogEventToWire({node, kind, file, std::move(ev)}), out);
+  for (auto& ev : events) {
+    const double ts = ev.ts;
+    json j = LogEventToWire({node, kind, file, std::move(ev)});
+    if (kind != SourceKind::kSwitch) Stamp(&j, ts, b, o);
+    post->Add(std::move(j), out);
+  }
 }
 
 }  // namespace
@@ -67,16 +82,21 @@ std::vector<AgentPost> PostsFromBundle(gen::Bundle& b, const Matcher& matcher, c
     if (nd.has_folder) {
       if (nd.has_facts) post.Add(json{{"type", "facts"}, {"facts", nd.facts}}, &out);
       if (nd.has_kernel)
-        ScanInto(host, SourceKind::kKernel, "nodes/" + host + "/kernel.log", nd.kernel.Render(), matcher, so, &post, &out);
+        ScanInto(host, SourceKind::kKernel, "nodes/" + host + "/kernel.log", nd.kernel.Render(), matcher, so, b, o, &post,
+                 &out);
       if (nd.has_train)
-        ScanInto(host, SourceKind::kTrain, "nodes/" + host + "/train.log", nd.train.Render(), matcher, so, &post, &out);
+        ScanInto(host, SourceKind::kTrain, "nodes/" + host + "/train.log", nd.train.Render(), matcher, so, b, o, &post,
+                 &out);
       if (o.include_ccl)
         for (auto& [gpu, f] : nd.ccl) {
           const std::string path = gen::CclPath(b.N(i), gpu);
           const std::string file = path.substr(path.rfind('/') + 1);
           for (const auto& line : f.Sorted()) {
             json record = json::parse(line.text, nullptr, false);
-            if (record.is_object()) post.Add(json{{"type", "ccl"}, {"file", file}, {"record", record}}, &out);
+            if (!record.is_object()) continue;
+            json ev = {{"type", "ccl"}, {"file", file}, {"record", record}};
+            Stamp(&ev, line.ts, b, o);
+            post.Add(std::move(ev), &out);
           }
         }
     }
@@ -89,7 +109,7 @@ std::vector<AgentPost> PostsFromBundle(gen::Bundle& b, const Matcher& matcher, c
   }
   for (auto& [name, f] : b.switches) {
     PostBuilder post(name, o);
-    ScanInto(name, SourceKind::kSwitch, "switches/" + name + ".log", f.Render(), matcher, so, &post, &out);
+    ScanInto(name, SourceKind::kSwitch, "switches/" + name + ".log", f.Render(), matcher, so, b, o, &post, &out);
     post.Flush(&out);
   }
   if (!b.probes.empty() && b.Hosts() > 0) {

@@ -23,6 +23,11 @@ struct SimOptions {
   size_t batch_events = 400;     // events per post at most
   bool include_ccl = true;
   bool include_metrics = true;
+  // Stamp log and CCL events as an agent running through the job does: read_at the line's
+  // time (not before the job's start; an untimed line at the start) and, with tag_job,
+  // the job's id.
+  bool stamp = true;
+  bool tag_job = true;
 };
 
 // Every event of the bundle, grouped in posts per node (in file order).

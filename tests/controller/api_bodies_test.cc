@@ -158,5 +158,29 @@ TEST(Topology, StrictFields) {
             "topology: host n1 is listed twice");
 }
 
+TEST(EventBatch, TheAgentsStampIsReadAndChecked) {
+  json stamped = XidLogEvent("e1");
+  stamped["read_at"] = 1764497524.25;
+  stamped["job"] = "job-20261130-0042";
+  json bad_time = XidLogEvent("e2");
+  bad_time["read_at"] = "soon";
+  json bad_job = XidLogEvent("e3");
+  bad_job["job"] = "a job/with slashes";
+  json batch = {{"node", "node-0001"}, {"agent", "a"}, {"events", {stamped, bad_time, bad_job}}};
+  EventBatch b;
+  ASSERT_TRUE(ParseEventBatch(batch.dump(), &b).ok());
+  ASSERT_EQ(b.events.size(), 1u);
+  ASSERT_EQ(b.rejected.size(), 2u);
+  EXPECT_NE(b.rejected[0].reason.find("read_at"), std::string::npos) << b.rejected[0].reason;
+  EXPECT_NE(b.rejected[1].reason.find("event.job"), std::string::npos) << b.rejected[1].reason;
+  DecodedEvent d;
+  ASSERT_TRUE(DecodeEvent(json::parse(b.events[0].body), "node-0001", &d).ok());
+  EXPECT_EQ(d.read_at, 1764497524.25);
+  EXPECT_EQ(d.job, "job-20261130-0042");
+  // An empty batch is an agent's report: valid, nothing to store.
+  ASSERT_TRUE(ParseEventBatch(R"({"node": "node-0001", "agent": "a", "events": []})", &b).ok());
+  EXPECT_TRUE(b.events.empty());
+}
+
 }  // namespace
 }  // namespace aegis::controller

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The live system's commands as users run them: aegis controller (a real process on a free
 # loopback port, plain HTTP and HTTPS), aegis jobs start|end, aegis status [--json],
-# aegis incidents export [--redact], and aegis diagnose on the export. Exit codes: 0 on
-# success, 2 with one line on stderr on bad usage or an unreachable controller.
+# aegis incidents export [--redact], aegis diagnose on the export, aegis hosts return|set.
+# Exit codes: 0 on success, 2 with one line on stderr on bad usage or an unreachable
+# controller.
 set -uo pipefail
 : "${AEGIS:?}" "${AEGIS_GEN:?}"
 dir=$(mktemp -d)
@@ -52,13 +53,23 @@ jq -n --arg pci "$pci" --arg text "$text" --argjson ts $((now - 60)) '{node: "no
 code=$(curl -s -o "$dir/post" -w '%{http_code}' -H "Authorization: Bearer $(cat "$dir/token")" \
   -H 'Content-Type: application/json' --data-binary @"$dir/events.json" "$url/api/v1/events")
 [ "$code" = 200 ] && [ "$(jq .accepted "$dir/post")" = 1 ] || fail "posting events: $code $(cat "$dir/post")"
+[ "$(jq -r .scope.job "$dir/post")" = "$job" ] || fail "the answer's scope: $(cat "$dir/post")"
 
-expect_exit 0 "$AEGIS" jobs end "${c[@]}" --job "$job" --state failed
-inc=$(jq -r .incident "$dir/out")
-[ -n "$inc" ] && [ "$inc" != null ] || fail "jobs end opened no incident: $(cat "$dir/out")"
+# A critical error of a running job: decided at once, while the job runs.
 for _ in $(seq 100); do
   "$AEGIS" status "${c[@]}" --json >"$dir/status.json" || fail "status --json"
   [ "$(jq -r '.incidents[0].decided_at' "$dir/status.json")" != null ] && break
+  sleep 0.1
+done
+early=$(jq -r '.incidents[0].id' "$dir/status.json")
+[ "$(jq -r '.incidents[0].verdict.stage' "$dir/status.json")" = critical_error ] || fail "no early incident: $(cat "$dir/status.json")"
+
+expect_exit 0 "$AEGIS" jobs end "${c[@]}" --job "$job" --state failed
+inc=$(jq -r .incident "$dir/out")
+[ -n "$inc" ] && [ "$inc" != null ] && [ "$inc" != "$early" ] || fail "jobs end opened no incident: $(cat "$dir/out")"
+for _ in $(seq 100); do
+  "$AEGIS" status "${c[@]}" --json >"$dir/status.json" || fail "status --json"
+  [ "$(jq -r --arg i "$inc" '.incidents[] | select(.id == $i) | .decided_at' "$dir/status.json")" != null ] && break
   sleep 0.1
 done
 # status --json: exactly the documented shape.
@@ -66,13 +77,15 @@ done
 [ "$(jq -c '.hosts[0] | keys_unsorted' "$dir/status.json")" = '["host","state","since","incident","reason"]' ] || fail "host keys"
 [ "$(jq -c '.incidents[0] | keys_unsorted' "$dir/status.json")" = '["id","job","opened_at","decided_at","verdict","actions"]' ] ||
   fail "incident keys"
-[ "$(jq -c '.incidents[0].actions[0] | keys_unsorted' "$dir/status.json")" = '["host","do","backend","dry_run","at","result"]' ] ||
-  fail "action keys"
+[ "$(jq -c --arg i "$early" '.incidents[] | select(.id == $i) | .actions[0] | keys_unsorted' "$dir/status.json")" = \
+  '["host","do","backend","dry_run","at","result"]' ] || fail "action keys"
+# The host was isolated by the early incident; the job's end names it again, drains nothing twice.
 [ "$(jq -r '.hosts[] | select(.host == "node-0002") | "\(.state) \(.incident) \(.reason)"' "$dir/status.json")" = \
-  "isolated $inc Xid 79 on gpu3" ] || fail "node-0002: $(jq -c .hosts "$dir/status.json")"
-[ "$(jq -r '.incidents[0].verdict.action' "$dir/status.json")" = isolate ] || fail "verdict"
-[ "$(jq -r '.incidents[0].actions[0] | "\(.do) \(.backend) \(.dry_run) \(.result)"' "$dir/status.json")" = \
-  "drain none false recorded" ] || fail "action"
+  "isolated $early Xid 79 on gpu3" ] || fail "node-0002: $(jq -c .hosts "$dir/status.json")"
+[ "$(jq -r --arg i "$inc" '.incidents[] | select(.id == $i) | "\(.verdict.action) \(.verdict.isolate[0].host) \(.actions | length)"' \
+  "$dir/status.json")" = "isolate node-0002 0" ] || fail "verdict"
+[ "$(jq -r --arg i "$early" '.incidents[] | select(.id == $i) | .actions[0] | "\(.do) \(.backend) \(.dry_run) \(.result)"' \
+  "$dir/status.json")" = "drain none false recorded" ] || fail "action"
 jq -e '.hosts[0].since | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")' "$dir/status.json" >/dev/null ||
   fail "time format"
 expect_exit 0 "$AEGIS" status "${c[@]}"
@@ -87,6 +100,14 @@ expect_exit 0 "$AEGIS" incidents export "${c[@]}" "$inc" --out "$dir/redacted" -
 expect_exit 0 "$AEGIS" diagnose "$dir/redacted" --json
 [ "$(jq -r .action "$dir/out")" = isolate ] || fail "diagnose of the redacted export"
 grep -q "name=<unknown>" "$dir/redacted/nodes/node-0002/kernel.log" && fail "redaction kept text outside the match"
+
+# A person returns the host, or sets a state.
+expect_exit 0 "$AEGIS" hosts return "${c[@]}" --host node-0002 --reason "GPU replaced"
+[ "$(jq -r '"\(.state) \(.changed) \(.reason)"' "$dir/out")" = "in_service true GPU replaced" ] || fail "hosts return: $(cat "$dir/out")"
+expect_exit 0 "$AEGIS" hosts set "${c[@]}" --host node-0003 --state held --reason "firmware update"
+[ "$(jq -r .state "$dir/out")" = held ] || fail "hosts set: $(cat "$dir/out")"
+expect_exit 2 "$AEGIS" hosts set "${c[@]}" --host node-0003 --state exploded
+expect_exit 2 "$AEGIS" hosts return "${c[@]}" --host no-such-host
 
 # Bad usage and unreachable controllers: 2 and one line.
 expect_exit 2 "$AEGIS" status

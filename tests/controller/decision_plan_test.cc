@@ -61,17 +61,54 @@ TEST(DecisionPlan, BackendsAndDryRun) {
   }
 }
 
-TEST(DecisionPlan, ShareLimitHolds) {
-  PlanInputs in = Inputs(20);  // 1 of 20 is 5%: not above the limit
-  Plan p = PlanDecision(Isolation(Strength::kHigh), in);
+TEST(DecisionPlan, TheIsolationLimitAlwaysAllowsOneHost) {
+  // 5% of 8 hosts is less than one: the first isolation of a small cluster still goes ahead.
+  Plan p = PlanDecision(Isolation(Strength::kHigh), Inputs(8));
   EXPECT_FALSE(p.held);
-  in.current["node-1000"] = store::HostState::kIsolated;  // 2 of 20 would be 10%
-  p = PlanDecision(Isolation(Strength::kHigh), in);
+  EXPECT_EQ(IsolationBudget(0.05, 8), 1u);
+  EXPECT_EQ(IsolationBudget(0.05, 20), 1u);
+  EXPECT_EQ(IsolationBudget(0.05, 1250), 62u);
+  EXPECT_EQ(IsolationBudget(0, 1250), 1u);
+}
+
+TEST(DecisionPlan, IsolationsWithinTheWindowAreCountedAndHeldBeyondTheLimit) {
+  PlanInputs in = Inputs(20);  // one host per window
+  in.isolated_recently = {"node-1003"};  // a decision isolated another host lately
+  in.isolate_window_s = 7200;
+  Plan p = PlanDecision(Isolation(Strength::kHigh), in);
   EXPECT_TRUE(p.held);
   ASSERT_EQ(p.decision.hosts.size(), 1u);
   EXPECT_EQ(p.decision.hosts[0].to, store::HostState::kHeld);
-  EXPECT_NE(p.decision.hosts[0].reason.find("above --max-isolate-share"), std::string::npos) << p.decision.hosts[0].reason;
+  EXPECT_NE(p.decision.hosts[0].reason.find("--max-isolate-share"), std::string::npos) << p.decision.hosts[0].reason;
+  EXPECT_NE(p.decision.hosts[0].reason.find("within 2 h"), std::string::npos) << p.decision.hosts[0].reason;
   EXPECT_NE(p.decision.hosts[0].reason.find("would isolate: Xid 79 on gpu3"), std::string::npos);
+  EXPECT_TRUE(p.decision.actions.empty());
+  // The same host isolated again within the window counts once.
+  in.isolated_recently = {"node-0007"};
+  EXPECT_FALSE(PlanDecision(Isolation(Strength::kHigh), in).held);
+  // Hosts isolated long ago (outside the window) do not count, even while still isolated.
+  in.isolated_recently.clear();
+  in.current["node-1000"] = store::HostState::kIsolated;
+  in.current["node-1001"] = store::HostState::kIsolated;
+  EXPECT_FALSE(PlanDecision(Isolation(Strength::kHigh), in).held);
+}
+
+TEST(DecisionPlan, TheWindowIsReadFromHostHistory) {
+  std::vector<store::HistoryEntry> h(4);
+  h[0] = {"n1", 100, store::HostState::kInService, store::HostState::kIsolated, "inc-1", "Xid", store::ChangedBy::kDecision, "c"};
+  h[1] = {"n2", 200, store::HostState::kInService, store::HostState::kIsolated, "", "by hand", store::ChangedBy::kPerson, "alice"};
+  h[2] = {"n3", 300, store::HostState::kInService, store::HostState::kHeld, "inc-2", "held", store::ChangedBy::kDecision, "c"};
+  h[3] = {"n4", 400, store::HostState::kInService, store::HostState::kIsolated, "inc-3", "Xid", store::ChangedBy::kDecision, "c"};
+  EXPECT_EQ(IsolatedRecently(h, 0), (std::set<std::string>{"n1", "n4"}));
+  EXPECT_EQ(IsolatedRecently(h, 150), (std::set<std::string>{"n4"}));
+}
+
+TEST(DecisionPlan, AHostAlreadyIsolatedIsNotDrainedAgain) {
+  PlanInputs in = Inputs(8);
+  in.current["node-0007"] = store::HostState::kIsolated;  // an early incident of the job took it out
+  Plan p = PlanDecision(Isolation(Strength::kHigh), in);
+  EXPECT_FALSE(p.held);
+  EXPECT_TRUE(p.decision.hosts.empty());
   EXPECT_TRUE(p.decision.actions.empty());
 }
 

@@ -3,6 +3,7 @@
 // with the verdict `aegis diagnose` reaches on the same incident's bundle.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -56,15 +57,33 @@ TEST_P(FailedJob, DecidedOnceWithTheRightVerdict) {
   ASSERT_TRUE(c.controller().store().RecordDecision(d, &outcome).ok());
   EXPECT_FALSE(outcome.applied);
   EXPECT_EQ(outcome.decided_by, "test-controller");
-  EXPECT_TRUE(WaitFor([&] { return Metric(c, "aegis_decisions_total") == "1"; })) << Metric(c, "aegis_decisions_total");
+  // A critical error opened an incident while the job ran (decided at once): one decision
+  // per incident of the job.
+  json incidents = c.Get("/api/v1/incidents?job=" + b.c.job_id).Json();
+  ASSERT_TRUE(incidents.is_array());
+  const std::string decisions = std::to_string(incidents.size());
+  EXPECT_TRUE(WaitFor([&] { return Metric(c, "aegis_decisions_total") == decisions; })) << Metric(c, "aegis_decisions_total");
+  std::set<std::string> ids;
+  size_t drains = 0;
+  for (const auto& i : incidents) {
+    ids.insert(i["id"].get<std::string>());
+    drains += i["actions"].size();
+    if (i["id"] != id) {
+      EXPECT_EQ(Decisive(i["verdict"])["isolate"], Decisive(inc["verdict"])["isolate"]) << "no contradiction";
+    }
+  }
 
-  // Host states follow the verdict, with their reason and incident.
+  // Host states follow the verdict, with their reason and incident; each drained once.
   for (const auto& entry : inc["verdict"]["isolate"]) {
     json host = c.Get("/api/v1/hosts/" + entry["host"].get<std::string>()).Json();
     EXPECT_EQ(host["state"], "isolated");
-    EXPECT_EQ(host["incident"], id);
+    EXPECT_TRUE(ids.count(host["incident"].get<std::string>())) << host.dump();
     EXPECT_FALSE(host["reason"].get<std::string>().empty());
   }
+  std::set<std::string> taken_out;
+  for (const char* list : {"isolate", "repair"})
+    for (const auto& entry : inc["verdict"][list]) taken_out.insert(entry["host"].get<std::string>());
+  EXPECT_EQ(drains, taken_out.size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, FailedJob,
@@ -140,7 +159,7 @@ TEST(Decisions, RunningJobWithoutCountersIsNoHang) {
   ControllerOptions o = TestController::Defaults();
   o.hang_after_s = 0.5;
   TestController c(o);
-  gen::Bundle b = Generate("xid79", 2, 4);
+  gen::Bundle b = Generate("user_exception", 2, 4);  // no critical error either
   SimOptions sim;
   sim.include_ccl = false;
   PostIncident(c, b, sim);
@@ -166,12 +185,33 @@ TEST(Decisions, StragglerOfARunningJobOpensASlowIncident) {
 
 TEST(Decisions, IsolationsBeyondTheShareAreHeldForAPerson) {
   ControllerOptions o = TestController::Defaults();
-  o.max_isolate_share = 0.05;  // 1 of 8 hosts is 12.5%
+  o.max_isolate_share = 0.05;  // of 8 hosts: one per hour
   TestController c(o);
-  gen::Bundle b = Generate("xid79", 3, 8);
-  PostIncident(c, b);
-  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  gen::Bundle first = Generate("xid79", 3, 8);
+  PostIncident(c, first);
+  HttpReply end = c.Post("/api/v1/jobs/" + first.c.job_id + "/end", EndBody("failed", first.c.end));
   json inc = WaitDecided(c, end.Json()["incident"]);
+  ASSERT_FALSE(inc.is_null());
+  const std::string isolated = inc["verdict"]["isolate"][0]["host"];
+  EXPECT_EQ(c.Get("/api/v1/hosts/" + isolated).Json()["state"], "isolated") << "the first isolation goes ahead";
+  // The next job, a day later by its own clock, on the same hosts: another GPU.
+  gen::Bundle b;
+  for (uint64_t seed = 4; seed < 40; ++seed) {
+    gen::GenOptions g;
+    g.scenario = "xid79";
+    g.seed = seed;
+    g.hosts = 8;
+    g.kernel_bytes = 6000;
+    g.train_bytes = 12000;
+    g.timeline = gen::Timeline{first.c.start + 86400, first.c.fail + 86400, first.c.end + 86400, 1800};
+    b = gen::BuildBundle(g);
+    if (b.expected["isolate"][0]["host"] != isolated) break;
+  }
+  ASSERT_NE(b.expected["isolate"][0]["host"], isolated);
+  b.c.job_id += "-next";
+  PostIncident(c, b);
+  end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  inc = WaitDecided(c, end.Json()["incident"]);
   ASSERT_FALSE(inc.is_null());
   ASSERT_EQ(inc["verdict"]["action"], "isolate");
   EXPECT_TRUE(inc["actions"].empty());
@@ -194,10 +234,14 @@ TEST(Decisions, DryRunChangesStatesAndMarksEveryAction) {
   HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
   json inc = WaitDecided(c, end.Json()["incident"]);
   ASSERT_FALSE(inc.is_null());
-  ASSERT_EQ(inc["actions"].size(), 1u);
-  EXPECT_EQ(inc["actions"][0]["dry_run"], true);
-  EXPECT_EQ(inc["actions"][0]["backend"], "slurm");
-  EXPECT_EQ(inc["actions"][0]["result"], "recorded");
+  // The drain was recorded by whichever incident took the host out (the early one here).
+  json actions = json::array();
+  for (const auto& i : c.Get("/api/v1/incidents?job=" + b.c.job_id).Json())
+    for (const auto& a : i["actions"]) actions.push_back(a);
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_EQ(actions[0]["dry_run"], true);
+  EXPECT_EQ(actions[0]["backend"], "slurm");
+  EXPECT_EQ(actions[0]["result"], "recorded");
   EXPECT_EQ(c.Get("/api/v1/hosts/" + inc["verdict"]["isolate"][0]["host"].get<std::string>()).Json()["state"], "isolated");
 }
 

@@ -68,12 +68,21 @@ bool WaitDecidedAt(int port, const std::string& id, std::chrono::seconds timeout
   return WaitFor([&] { return Incident(port, id).value("decided_at", json()).is_string(); }, timeout);
 }
 
-// Rows of a host's history written by decisions of this incident.
+// Rows of a host's history written by decisions of the incidents of `incident`'s job (its
+// end, and one a critical error opened while it ran).
 size_t DecisionRows(store::Store& s, const std::string& host, const std::string& incident) {
+  store::Incident inc;
+  EXPECT_TRUE(s.GetIncident(incident, &inc).ok());
+  store::IncidentFilter filter;
+  filter.job = inc.job;
+  std::vector<store::Incident> of_job;
+  EXPECT_TRUE(s.ListIncidents(filter, &of_job).ok());
+  std::set<std::string> ids;
+  for (const auto& i : of_job) ids.insert(i.id);
   std::vector<store::HistoryEntry> history;
   EXPECT_TRUE(s.HostHistory(host, 100, &history).ok());
   size_t n = 0;
-  for (const auto& e : history) n += e.by == store::ChangedBy::kDecision && e.incident == incident;
+  for (const auto& e : history) n += e.by == store::ChangedBy::kDecision && ids.count(e.incident);
   return n;
 }
 

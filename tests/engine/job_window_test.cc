@@ -56,5 +56,19 @@ TEST(JobWindow, UnknownTimesAndOpenJobsStayInside) {
   EXPECT_FALSE(OutsideJobWindow(At(test::kJobStart - 86400, true, true), no_start));
 }
 
+TEST(JobWindow, AHostReturnedDuringTheJobOpensItsWindowThen) {
+  Job j = TheJob();
+  j.not_before["node-0003"] = test::kJobStart + 900;
+  // Before the return (beyond the clocks' skew): history on that host only.
+  EXPECT_TRUE(OutsideJobWindow(At(test::kJobStart + 300, true, true), j, {}, "node-0003"));
+  EXPECT_FALSE(OutsideJobWindow(At(test::kJobStart + 300, true, true), j, {}, "node-0004"));
+  EXPECT_FALSE(OutsideJobWindow(At(test::kJobStart + 300, true, true), j));
+  EXPECT_FALSE(OutsideJobWindow(At(test::kJobStart + 700, true, true), j, {}, "node-0003"));
+  // A not_before earlier than the start changes nothing.
+  j.not_before["node-0003"] = test::kJobStart - 86400;
+  EXPECT_TRUE(OutsideJobWindow(At(test::kJobStart - 3600, true, true), j, {}, "node-0003"));
+  EXPECT_FALSE(OutsideJobWindow(At(test::kJobStart - 200, true, true), j, {}, "node-0003"));
+}
+
 }  // namespace
 }  // namespace aegis

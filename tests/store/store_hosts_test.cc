@@ -181,5 +181,25 @@ TEST_P(HostsTest, BadChangesAreRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, HostsTest, ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
 
+TEST_P(HostsTest, HistorySinceListsEveryHostsChangesFromATime) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  bool changed = false;
+  ASSERT_TRUE(store->SetHostState(ByPerson("node-2", HostState::kHeld, 100, "a"), &changed).ok());
+  ASSERT_TRUE(store->SetHostState(ByPerson("node-1", HostState::kIsolated, 200, "b"), &changed).ok());
+  ASSERT_TRUE(store->SetHostState(ByPerson("node-1", HostState::kInService, 300, "c"), &changed).ok());
+  std::vector<HistoryEntry> h;
+  ASSERT_TRUE(store->HistorySince(150, 10, &h).ok());
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].host, "node-1");
+  EXPECT_EQ(h[0].to, HostState::kIsolated);
+  EXPECT_EQ(h[1].to, HostState::kInService);
+  EXPECT_EQ(h[1].at, 300);
+  ASSERT_TRUE(store->HistorySince(-INFINITY, 2, &h).ok());
+  ASSERT_EQ(h.size(), 2u);  // the oldest ones
+  EXPECT_EQ(h[0].host, "node-2");
+  EXPECT_TRUE(store->HistorySince(NAN, 10, &h).IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace aegis::store::test

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <thread>
 
+#include "store/schema.h"
 #include "store_fixture.h"
 
 namespace aegis::store::test {
@@ -100,6 +101,45 @@ TEST_P(SchemaTest, StoresOpenedAtOnceCreateTheSchemaOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SchemaTest, ::testing::Values(Backend::kSqlite, Backend::kPostgres), BackendName);
+
+// A database of schema version 1 (before critical_error incidents) is migrated in place:
+// its incidents, and the actions, hosts and history that refer to them, stay.
+TEST_P(SchemaTest, AVersion1DatabaseIsMigrated) {
+  const SqlTypes types = postgres() ? SqlTypes{"DOUBLE PRECISION", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", false}
+                                    : SqlTypes{"REAL", "INTEGER PRIMARY KEY AUTOINCREMENT", true};
+  const std::vector<std::vector<std::string>> migrations = SchemaMigrations(types);
+  for (const std::string& sql : migrations[0]) ASSERT_TRUE(RunRawSql(url(), sql).ok()) << sql;
+  for (const char* sql :
+       {"CREATE TABLE schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
+        "INSERT INTO schema_version (id, version) VALUES (1, 1)",
+        "INSERT INTO incidents (id, job, triggered_by, opened_at, decided_at, verdict, decided_by) "
+        "VALUES ('inc-1', 'j1', 'job_failed', 10, 11, '{}', 'c')",
+        "INSERT INTO actions (key, incident, host, op, backend, dry_run, at, result, detail, updated_at) "
+        "VALUES ('inc-1/drain/n1/none', 'inc-1', 'n1', 'drain', 'none', 0, 11, 'recorded', '', 11)",
+        "INSERT INTO hosts (host, state, since, incident, reason) VALUES ('n1', 'isolated', 11, 'inc-1', 'Xid 79')",
+        "INSERT INTO host_history (host, at, from_state, to_state, incident, reason, changed_by, actor) "
+        "VALUES ('n1', 11, 'in_service', 'isolated', 'inc-1', 'Xid 79', 'decision', 'c')",
+        "UPDATE counters SET value = 1 WHERE name = 'incident'"})
+    ASSERT_TRUE(RunRawSql(url(), sql).ok()) << sql;
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  Incident inc;
+  ASSERT_TRUE(store->GetIncident("inc-1", &inc).ok());
+  EXPECT_TRUE(inc.decided());
+  ASSERT_EQ(inc.actions.size(), 1u);
+  HostRecord h;
+  ASSERT_TRUE(store->GetHost("n1", &h).ok());
+  EXPECT_EQ(h.incident, "inc-1");
+  bool created = false;
+  ASSERT_TRUE(store->OpenIncident({"j1", Trigger::kCriticalError, 20, ""}, &inc, &created).ok());
+  EXPECT_TRUE(created);
+  EXPECT_EQ(inc.id, "inc-2");
+  ASSERT_TRUE(store->GetIncident("inc-2", &inc).ok());
+  EXPECT_EQ(inc.trigger, Trigger::kCriticalError);
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store->HistorySince(0, 10, &history).ok());
+  EXPECT_EQ(history.size(), 1u);
+}
 
 }  // namespace
 }  // namespace aegis::store::test

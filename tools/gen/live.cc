@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -48,6 +50,20 @@ struct Event {
   uint32_t stream, line;
 };
 
+// The job's id, unique among the jobs streamed into `root` before (kept in root/jobs).
+std::string NextJobId(const fs::path& root, const std::string& base) {
+  std::set<std::string> taken;
+  std::size_t jobs = 0;
+  if (std::ifstream in(root / "jobs"); in) {
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) taken.insert(line), ++jobs;
+  }
+  std::string id = base;
+  for (std::size_t n = jobs + 1; taken.count(id); ++n) id = base + "-" + std::to_string(n);
+  Append(root / "jobs", id + "\n");
+  return id;
+}
+
 }  // namespace
 
 GenOptions LiveGenOptions(const GenOptions& options, const LiveOptions& l, double t0) {
@@ -69,6 +85,8 @@ size_t RunLive(const GenOptions& options, const LiveOptions& l, const std::strin
 
   const fs::path root(dir);
   fs::create_directories(root);
+  b.c.job_id = NextJobId(root, b.c.job_id);
+  if (b.expected.contains("job")) b.expected["job"] = b.c.job_id;
   WriteFileAtomically((root / "topology.json").string(), JsonText(TopologyJson(b.c)));
   WriteFileAtomically((root / "job.json").string(), JsonText(JobJson(b, true)));
 

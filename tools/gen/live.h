@@ -8,6 +8,12 @@
 // has timed out by --duration; then probes and metrics, job.json with its final state and
 // ended_at, and expected.json (both replaced atomically). Content is the offline bundle's
 // for the same seed, apart from the timestamps and the amount of noise.
+//
+// A directory streamed into before is one cluster running its next job (its ids are kept
+// in DIR/jobs, one per line): the job's id is made unique there by a suffix ("-2", "-3"),
+// and every node's logs go on in the same files. The cluster is the seed's: run the jobs
+// of one directory with one seed (and --hosts) and any scenarios, e.g. a job that fails by
+// the user's fault and then one with a hardware fault on the same hosts.
 #pragma once
 #include <optional>
 #include <string>

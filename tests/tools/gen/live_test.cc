@@ -159,6 +159,31 @@ TEST(Live, DeterministicApartFromTimestamps) {
   EXPECT_EQ(first.at("expected.json"), shifted.at("expected.json"));
 }
 
+TEST(Live, ANextJobInTheSameDirectoryRunsOnTheSameCluster) {
+  test::TempDir dir;
+  gen::LiveOptions l;
+  l.start = kStart;
+  l.paced = false;
+  gen::RunLive(Options("user_exception", 7, 4), l, dir.path());
+  const json first = ReadJson(dir.Sub("job.json"));
+  const auto before = ReadTree(dir.path());
+  l.start = kStart + 600;
+  gen::RunLive(Options("xid79", 7, 4), l, dir.path());
+  const json second = ReadJson(dir.Sub("job.json"));
+  EXPECT_EQ(second["id"], first["id"].get<std::string>() + "-2") << "a job id of its own";
+  EXPECT_EQ(second["hosts"], first["hosts"]);
+  EXPECT_EQ(test::ReadFile(dir.Sub("jobs")), first["id"].get<std::string>() + "\n" + second["id"].get<std::string>() + "\n");
+  // Every node's logs go on: the first job's lines are still there, before the second's.
+  const auto after = ReadTree(dir.path());
+  for (const auto& [path, text] : before)
+    if (path.find("/kernel.log") != std::string::npos || path.find("/train.log") != std::string::npos) {
+      ASSERT_TRUE(after.count(path)) << path;
+      EXPECT_EQ(after.at(path).compare(0, text.size(), text), 0) << path;
+      EXPECT_GT(after.at(path).size(), text.size()) << path;
+    }
+  EXPECT_EQ(ReadJson(dir.Sub("expected.json"))["action"], "isolate");
+}
+
 TEST(Live, RejectsOptionsThatCannotRun) {
   test::TempDir dir;
   gen::LiveOptions l;
