@@ -43,7 +43,7 @@ class LogConsumer : public FollowConsumer {
         kind_(target.source == SourceKind::kKernel ? InputKind::kKernel : InputKind::kTrain),
         id_prefix_(target.node + ":" + std::string(ToString(target.source)) + ":" + file_id + ":"),
         generation_(rules->generation()),
-        stream_(rules->Current(), target.lines, start) {
+        stream_(rules->Current(), target.lines, start, target.source == SourceKind::kTrain) {
     sink_ = [this](TrackedEvent&& t) {
       out_->Add(EventType::kLog, LogEventJson(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source,
                                               target_.file, std::move(t.event)),

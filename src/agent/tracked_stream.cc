@@ -43,8 +43,9 @@ Status VirtualLines::Close() {
   return s;
 }
 
-TrackedLogStream::TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start)
-    : vlines_(lines), start_(start) {
+TrackedLogStream::TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start,
+                                   bool job_output)
+    : job_output_(job_output), vlines_(lines), start_(start) {
   next_line_ = start.line;
   emitted_through_ = start.emitted_through;
   line_end_ = start.pos;
@@ -61,6 +62,7 @@ void TrackedLogStream::NewStream(std::shared_ptr<const Rules> rules) {
   year_ = YearOf(now);
   o.year = year_;
   o.ref_time = now;
+  o.host_labels = job_output_;
   // Small chunks: a followed file arrives in small pieces, and memory is what an agent
   // on every node must keep low.
   o.chunk_bytes = 256u << 10;

@@ -82,7 +82,9 @@ class TrackedLogStream {
   using Sink = std::function<void(TrackedEvent&&)>;
   static constexpr uint64_t kSafetyLines = 64;
 
-  TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start);
+  // `job_output`: the source is the job's own output (pdsh's "host: " labels may lead any
+  // line, ScanOptions::host_labels), not a kernel log.
+  TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start, bool job_output = false);
   ~TrackedLogStream();
 
   // Byte mode (files): the next bytes of the source, any split, read at `read_at` (epoch
@@ -122,6 +124,7 @@ class TrackedLogStream {
   std::unique_ptr<LogStream> stream_;
   std::shared_ptr<const Rules> pending_rules_;
   int year_ = 1970;
+  bool job_output_ = false;
   VirtualLines* vlines_;
   const Checkpoint start_;
   uint64_t stream_base_ = 1;   // local line of the stream's line 1

@@ -43,10 +43,13 @@ bool ExplainedByLink(const std::vector<const LocatedEvent*>& list, const NetFind
 }  // namespace
 
 bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verdict* v) {
-  // Job errors by file, for the critical wrappers they explain.
+  // Job and configuration errors by file, for the critical wrappers they explain (an
+  // "unhandled cuda error" beside the job's out-of-memory, or beside NVLS set-up refused
+  // by a Fabric Manager that is not running: the wrapped error is that one's).
   std::map<std::string, std::vector<uint64_t>> user_lines;
   for (const auto& e : inc.events)
-    if (e.ev.line_class == LineClass::kUser) user_lines[e.file].push_back(e.ev.line);
+    if (e.ev.line_class == LineClass::kUser || e.ev.line_class == LineClass::kConfig)
+      user_lines[e.file].push_back(e.ev.line);
   auto explained = [&](const LocatedEvent& e) {
     if (!e.ev.yields_to_user) return false;
     auto it = user_lines.find(e.file);

@@ -32,7 +32,7 @@ struct LogEvent {
   int nccl_device = -1;         // CUDA device from NCCL's own line header
   int xid = -1;
   bool cascade = false;         // the rule's cascade flag: confirms, never locates
-  bool yields_to_user = false;  // the rule's flag: a job error next to it explains it
+  bool yields_to_user = false;  // the rule's flag: a job or config error next to it explains it
   bool fallback = false;        // classified by a lower-confidence catch-all rule (Rule::fallback)
   std::string config_key;       // config rules: the facts key to repair
   std::vector<std::pair<std::string, std::string>> fields;  // named groups of the rule

@@ -39,7 +39,7 @@ struct Rule {
   bool cascade = false;         // dist symptom (timeouts, remote exits): confirms, never locates
   bool fold_traceback = false;  // the line ends a Python traceback: fold the traceback into it
   bool inherit = false;         // detail line: takes the class of the previous event on the same device
-  bool yields_to_user = false;  // critical wrapper ("unhandled cuda error") that a nearby job error explains
+  bool yields_to_user = false;  // critical wrapper ("unhandled cuda error") that a nearby job or config error explains
   // Lower-confidence catch-all (an NCCL WARN, a kernel error no specific rule knows): it
   // classifies what nothing else does, so a decision resting on it is less certain. Never
   // critical, and at priority kMaxFallbackPriority or less so that every specific rule wins.

@@ -74,5 +74,24 @@ TEST(CriticalStage, HintsDoNotDecide) {
   EXPECT_FALSE(CriticalStage(f.incident(), {}, &v));
 }
 
+
+// NCCL's "unhandled cuda error" wraps the CUDA error printed beside it: NVLS set-up that
+// the node's Fabric Manager refused is a configuration repair, not a faulty GPU.
+TEST(CriticalStage, AWrapperBesideAConfigurationErrorDoesNotCount) {
+  test::IncidentFixture f(3);
+  f.Train(2, "[2026-11-30 10:05:00,000] step 1\n"
+             "node-2:420:437 [0] transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the operation cannot be "
+             "performed in the present state'\n"
+             "node-2:420:437 [0] NCCL INFO transport/nvls.cc:380 -> 1\n"
+             "[rank0]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+             "ProcessGroupNCCL.cpp:1970, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version "
+             "2.21.5\n");
+  Verdict v;
+  EXPECT_FALSE(CriticalStage(f.incident(), {}, &v)) << v.summary;
+  Verdict whole = f.Decide();
+  EXPECT_EQ(whole.cause, Cause::kConfig) << whole.summary;
+  EXPECT_TRUE(whole.isolate.empty());
+}
+
 }  // namespace
 }  // namespace aegis
