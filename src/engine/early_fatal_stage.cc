@@ -80,7 +80,7 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
            fmt::format("configuration error ({}) on {} host(s); repair and restart.", fmt::join(keys, ", "),
                        first_by_host.size()),
            Support(std::isinf(t_dist) ? 0.8 : 0.85,
-                   fmt::format("{} configuration error line(s) on {} host(s), {}", config.size(), first_by_host.size(),
+                   fmt::format("{} configuration error line(s) on {} host(s), {}", Records(config), first_by_host.size(),
                                Before(t_config, t_dist))));
     return true;
   }
@@ -98,7 +98,7 @@ bool EarlyFatalStage(const Incident& inc, Verdict* v) {
                        "follow from it).",
                        what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : ""),
            Support(score,
-                   fmt::format("{} job error line(s), {}", user.size(), Before(t_user, t_dist))));
+                   fmt::format("{} job error line(s), {}", Records(user), Before(t_user, t_dist))));
     size_t k = 0;
     for (auto* e : user) {
       if (k++ >= kMaxEvidence) break;

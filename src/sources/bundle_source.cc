@@ -12,6 +12,7 @@
 #include "ccl/reader.h"
 #include "common/parallel.h"
 #include "common/time.h"
+#include "logs/event_aggregate.h"
 #include "logs/scanner.h"
 #include "metrics/prom_reader.h"
 #include "metrics/prometheus_client.h"
@@ -99,14 +100,22 @@ std::vector<LogFile> ListLogs(const fs::path& root, const std::set<std::string>&
   return logs;
 }
 
-std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, const ScanOptions& so,
-                                 int threads) {
+// Each log's events aggregated as they are found (logs/event_aggregate.h), apart on
+// either side of the job's time window as the builder keeps them: the scanner folds the
+// repeats of a line, and what it hands out is aggregated by evidence. A log that repeats a
+// line costs one event.
+std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, ScanOptions so,
+                                 const Job& job, const WindowOptions& window, int threads) {
+  so.fold_repeats = true;
+  so.window_side = [&](double ts, bool exact, bool zoned) { return WindowSide(ts, exact, zoned, job, window); };
   std::vector<ScannedLog> out(logs.size());
   ParallelFor(logs.size(), threads, [&] {
     return [&, scanner = std::make_shared<Scanner>(matcher, so)](size_t i) {
+      LogAggregator events([&](const LogEvent& ev) { return WindowSide(ev, job, window); });
       out[i].stats = scanner->ScanFile(logs[i].path, [&](LogEvent&& ev) {
-        if (ev.line_class != LineClass::kNone) out[i].events.push_back(std::move(ev));
+        if (ev.line_class != LineClass::kNone) events.Add(std::move(ev));
       });
+      out[i].events = events.Take();
     };
   });
   return out;
@@ -197,8 +206,9 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   std::string job_text;
   if (Status s = ReadJsonFile(root / "job.json", &job_text); !s.ok()) return s.IsNotFound() ? missing("job.json") : s;
 
-  // The logs are most of the work and need only the job's start (the year of yearless
-  // times): they are scanned while the topology, the facts and the probes are read.
+  // The logs are most of the work and need only the job's times (the year of yearless
+  // times; the window whose sides repeated events are kept apart by): they are scanned
+  // while the topology, the facts and the probes are read.
   Job job;
   double ref = static_cast<double>(std::time(nullptr));
   if (ParseJob(job_text, &job, nullptr).ok() && !std::isnan(job.started_at)) ref = job.started_at;
@@ -211,7 +221,10 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   so.ref_time = ref;
   const std::vector<LogFile> logs = ListLogs(root, folders);
   // An early return waits for the scan too: std::async's future joins in its destructor.
-  auto scan = std::async(std::launch::async, [&] { return ScanLogs(logs, matcher, so, options.threads); });
+  // The scan keeps its own copy of the job (its window); `job` is parsed again below.
+  auto scan = std::async(std::launch::async, [&, window_job = job, window = b->options().window] {
+    return ScanLogs(logs, matcher, so, window_job, window, options.threads);
+  });
 
   // Parsed in this order, topology first, so that their problems are reported in it.
   std::string text;

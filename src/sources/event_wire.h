@@ -6,6 +6,10 @@
 //    "ts_zoned": false, "rule": "xid-79", "class": "critical", "component": "gpu", "xid": 79,
 //    "rank": null, "nccl_device": null, "cascade": false, "yields_to_user": false, "key": "",
 //    "traceback_line": 0, "fields": {"pci": "0000:18:00"}, "text": "NVRM: Xid ..."}
+// An event that stands for repeats of the same evidence (logs/event_aggregate.h) adds
+//   "count": 812345, "latest_line": 913402, "latest_ts": 1764501123.4,
+//   "samples": [{"line": 1880, "text": "..."}]
+// (the other fields are its first record's); without them it is one record.
 // Reading validates every field: an unknown class, component or source is an
 // InvalidArgument naming the field, never a new category. Pure functions.
 #pragma once
