@@ -19,6 +19,33 @@ std::string LogEventJson(const std::string& id, const std::string& node, SourceK
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+void EventOutput::AddLog(std::string id, const std::string& node, SourceKind source, const std::string& file,
+                         LogEvent&& event) {
+  if (!coalesce_logs_) {
+    Add(EventType::kLog, LogEventJson(id, node, source, file, std::move(event)));
+    return;
+  }
+  HeldLog& held = held_[file];
+  if (held.ids.empty()) {
+    held.node = node;
+    held.source = source;
+  }
+  if (held.events.Add(std::move(event)).second) {
+    held.ids.push_back(std::move(id));
+    if (++held_count_ >= kMaxHeldLogEvents) FlushLogs();
+  }
+}
+
+void EventOutput::FlushLogs() {
+  for (auto& [file, held] : held_) {
+    std::vector<LogEvent> events = held.events.Take();
+    for (size_t i = 0; i < events.size(); ++i)
+      Add(EventType::kLog, LogEventJson(held.ids[i], held.node, held.source, file, std::move(events[i])));
+  }
+  held_.clear();
+  held_count_ = 0;
+}
+
 std::string IdPart(std::string_view s) {
   bool ok = !s.empty() && s.size() <= 64;
   for (unsigned char c : s)
@@ -45,8 +72,8 @@ class LogConsumer : public FollowConsumer {
         generation_(rules->generation()),
         stream_(rules->Current(), target.lines, start) {
     sink_ = [this](TrackedEvent&& t) {
-      out_->Add(EventType::kLog, LogEventJson(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source,
-                                              target_.file, std::move(t.event)));
+      out_->AddLog(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source, target_.file,
+                   std::move(t.event));
     };
   }
 
