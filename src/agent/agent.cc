@@ -109,7 +109,7 @@ Status ValidateConfig(AgentConfig* c) {
 }
 
 struct Agent::Impl {
-  explicit Impl(AgentCounters* counters) : out(counters) {}
+  explicit Impl(AgentCounters* counters) : out(counters, /*coalesce_logs=*/true) {}
   std::unique_ptr<LiveRules> rules;
   int lock_fd = -1;
   std::unique_ptr<DiskQueue> queue;
@@ -339,7 +339,8 @@ void Agent::Run() {
   double next_facts = now, next_ccl = now + c.ccl_flush_s, next_state = now + c.state_s;
   bool more = false, blocked = false;
   // A line read at time r is queued by r + this at the latest: its file's idle flush (or
-  // the kernel source's, 1 s) one poll later, or the CCL coalescer's next flush.
+  // the kernel source's, 1 s) one poll later, then the next flush of the log and CCL
+  // coalescers.
   const double hold_s = std::max(c.idle_flush_s, 1.0) + c.poll_s + c.ccl_flush_s;
 
   auto facts = [&] {
@@ -502,7 +503,8 @@ void Agent::Run() {
     }
     if (now >= next_ccl || persist_due || flushing) {
       next_ccl = now + c.ccl_flush_s;
-      I.ccl->Flush(&I.out);  // before positions are saved: they cover what the coalescer held
+      I.ccl->Flush(&I.out);  // before positions are saved: they cover what the coalescers held
+      I.out.FlushLogs();
     }
     if (!append()) {
       blocked = true;
@@ -531,6 +533,7 @@ void Agent::Run() {
   for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
     if (set) set->Stop();
   I.ccl->Flush(&I.out);
+  I.out.FlushLogs();
   I.sampler->Flush(&I.out);
   if (append()) {
     save_states();

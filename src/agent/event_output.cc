@@ -13,14 +13,47 @@ constexpr size_t kMaxScopes = 64;
 
 }  // namespace
 
-EventOutput::EventOutput(AgentCounters* counters, std::function<double()> clock)
-    : counters_(counters), clock_(clock ? std::move(clock) : std::function<double()>(NowEpoch)) {}
+EventOutput::EventOutput(AgentCounters* counters, bool coalesce_logs, std::function<double()> clock)
+    : counters_(counters),
+      coalesce_logs_(coalesce_logs),
+      clock_(clock ? std::move(clock) : std::function<double()>(NowEpoch)) {}
 
 void EventOutput::Add(EventType type, std::string json, double read_at) {
   if (std::isnan(read_at)) read_at = clock_();
   StampEvent(&json, read_at, JobAt(read_at));
   pending_.push_back(std::move(json));
   types_.push_back(type);
+}
+
+void EventOutput::AddLog(std::string id, const std::string& node, SourceKind source, const std::string& file,
+                         LogEvent&& event, double read_at) {
+  if (std::isnan(read_at)) read_at = clock_();
+  if (!coalesce_logs_) {
+    Add(EventType::kLog, LogEventJson(id, node, source, file, std::move(event)), read_at);
+    return;
+  }
+  // Records read under different jobs are never one event: the job decides whose they are.
+  HeldLog& held = held_[{file, JobAt(read_at)}];
+  if (held.ids.empty()) {
+    held.node = node;
+    held.source = source;
+  }
+  if (held.events.Add(std::move(event)).second) {
+    held.ids.push_back(std::move(id));
+    held.read_at.push_back(read_at);
+    if (++held_count_ >= kMaxHeldLogEvents) FlushLogs();
+  }
+}
+
+void EventOutput::FlushLogs() {
+  for (auto& [key, held] : held_) {
+    std::vector<LogEvent> events = held.events.Take();
+    for (size_t i = 0; i < events.size(); ++i)
+      Add(EventType::kLog, LogEventJson(held.ids[i], held.node, held.source, key.first, std::move(events[i])),
+          held.read_at[i]);
+  }
+  held_.clear();
+  held_count_ = 0;
 }
 
 void EventOutput::SetScope(const std::string& job, double since) {

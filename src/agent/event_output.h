@@ -6,25 +6,47 @@
 //
 // Every event is stamped (docs/agent.md, "Stamps"): `read_at`, when the agent read what
 // made it (epoch seconds, this host's clock), and `job`, the job the controller had said
-// runs on this node at that time (SetScope; absent when none). Single thread.
+// runs on this node at that time (SetScope; absent when none).
+//
+// Log storms ship as counts: with coalescing on (the agent's loop), a log event is held
+// until the next FlushLogs, and the repeats of the same evidence of its file, read under
+// the same job, that come meanwhile are added to it (logs/event_aggregate.h): one event
+// with a count, the first record's id, fields and stamp, the last one's line and time, a
+// few samples. The loop flushes with the CCL coalescer (every second, before it saves the
+// sources' positions, and when the controller asks for a flush), so nothing waits longer
+// than that and no position is saved past a held record; at most kMaxHeldLogEvents
+// distinct events are held (more flush at once). Single thread.
 #pragma once
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "agent/counters.h"
 #include "logs/event.h"
+#include "logs/event_aggregate.h"
 #include "sources/event_wire.h"
 
 namespace aegis::agent {
 
 class EventOutput {
  public:
-  explicit EventOutput(AgentCounters* counters, std::function<double()> clock = {});
+  static constexpr size_t kMaxHeldLogEvents = 1024;
+
+  // `coalesce_logs`: hold log events for FlushLogs (above); else each is queued at once.
+  // `clock`: epoch seconds now (default: the system clock).
+  explicit EventOutput(AgentCounters* counters, bool coalesce_logs = false, std::function<double()> clock = {});
   // `json`: one event object; `read_at`: when its line was read (NaN: now).
   void Add(EventType type, std::string json, double read_at = NAN);
+  // A classified log record of `file` (a node's bundle file) with its event id, read at
+  // `read_at` (NaN: now).
+  void AddLog(std::string id, const std::string& node, SourceKind source, const std::string& file, LogEvent&& event,
+              double read_at = NAN);
+  // The held log events become pending, each with the id and stamp of its first record.
+  void FlushLogs();
+  size_t held_logs() const { return held_count_; }
 
   // The controller said `job` runs on this node since `since` (its clock; NaN: unknown),
   // or ("") that none does. Lines read from `since` on (from now when later, or for
@@ -44,10 +66,20 @@ class EventOutput {
   }
 
  private:
+  struct HeldLog {  // one bundle file's held events read under one job
+    std::string node;
+    SourceKind source = SourceKind::kKernel;
+    LogAggregator events;
+    std::vector<std::string> ids;   // by entry: the id of its first record
+    std::vector<double> read_at;    // by entry: when its first record was read
+  };
   AgentCounters* counters_;
+  bool coalesce_logs_;
   std::function<double()> clock_;
   std::vector<std::string> pending_;
   std::vector<EventType> types_;
+  std::map<std::pair<std::string, std::string>, HeldLog> held_;  // by (file, job tagged when read)
+  size_t held_count_ = 0;
   std::vector<std::pair<double, std::string>> scopes_;  // (from, job), by time; "" for none
   std::string none_;
 };

@@ -144,10 +144,8 @@ void JournaldSource::Reap(double now) {
 }
 
 void JournaldSource::Sink(TrackedEvent&& t) {
-  out_->Add(EventType::kLog,
-            LogEventJson(target_.node + ":kernel:journal:" + Hex64(Fnv1a64(t.after.cursor)), target_.node,
-                         SourceKind::kKernel, target_.file, std::move(t.event)),
-            t.read_at);
+  out_->AddLog(target_.node + ":kernel:journal:" + Hex64(Fnv1a64(t.after.cursor)), target_.node, SourceKind::kKernel,
+               target_.file, std::move(t.event), t.read_at);
 }
 
 void JournaldSource::FeedJsonLine(std::string_view line, double now) {

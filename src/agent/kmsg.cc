@@ -171,9 +171,8 @@ Status KmsgSource::Open() {
 
 void KmsgSource::Sink(TrackedEvent&& t) {
   const uint64_t seq = t.after.offset > 0 ? t.after.offset - 1 : 0;
-  out_->Add(EventType::kLog, LogEventJson(target_.node + ":kernel:kmsg-" + boot_tag_ + ":" + std::to_string(seq),
-                                          target_.node, SourceKind::kKernel, target_.file, std::move(t.event)),
-             t.read_at);
+  out_->AddLog(target_.node + ":kernel:kmsg-" + boot_tag_ + ":" + std::to_string(seq), target_.node,
+               SourceKind::kKernel, target_.file, std::move(t.event), t.read_at);
 }
 
 void KmsgSource::FeedRecord(std::string_view text, double now) {

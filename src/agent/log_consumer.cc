@@ -45,9 +45,8 @@ class LogConsumer : public FollowConsumer {
         generation_(rules->generation()),
         stream_(rules->Current(), target.lines, start, target.source == SourceKind::kTrain) {
     sink_ = [this](TrackedEvent&& t) {
-      out_->Add(EventType::kLog, LogEventJson(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source,
-                                              target_.file, std::move(t.event)),
-                t.read_at);
+      out_->AddLog(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source, target_.file,
+                   std::move(t.event), t.read_at);
     };
   }
 

@@ -2,6 +2,7 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include <charconv>
@@ -93,6 +94,17 @@ std::string SanitizeForOutput(std::string_view s, size_t max_bytes) {
       out += "...";
       return out;
     }
+    // A run of printable ASCII (most of any log) is copied at once, up to the limit.
+    size_t j = i;
+    for (const size_t stop = std::min(s.size(), i + (max_bytes - out.size())); j < stop; ++j) {
+      const auto c = static_cast<unsigned char>(s[j]);
+      if ((c < 0x20 && c != '\t') || c >= 0x7F) break;
+    }
+    if (j > i) {
+      out.append(s.substr(i, j - i));
+      i = j;
+      continue;
+    }
     size_t n = Utf8SequenceLength(s, i);
     const auto c = static_cast<unsigned char>(s[i]);
     if (n == 0 || (n == 1 && ((c < 0x20 && c != '\t') || c == 0x7F))) {
@@ -106,8 +118,57 @@ std::string SanitizeForOutput(std::string_view s, size_t max_bytes) {
   return out;
 }
 
+uint64_t HashBytes(std::string_view s, uint64_t seed) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = (seed ^ s.size()) * kMul;
+  const char* p = s.data();
+  size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  h = (h ^ w) * kMul;
+  return h ^ (h >> 29);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// 32 bytes a step, as the SSE2 loop below does 16, on CPUs that have AVX2 (as Vectorscan
+// uses it, most do); the rest to the SSE2 loop.
+__attribute__((target("avx2"))) uint64_t CountNewlinesAvx2(const char*& p, const char* end) {
+  uint64_t n = 0;
+  const __m256i newline = _mm256_set1_epi8('\n');
+  while (end - p >= 32) {
+    __m256i counters = _mm256_setzero_si256();
+    for (int k = 0; k < 255 && end - p >= 32; ++k, p += 32) {
+      const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      counters = _mm256_sub_epi8(counters, _mm256_cmpeq_epi8(bytes, newline));
+    }
+    const __m256i sums = _mm256_sad_epu8(counters, _mm256_setzero_si256());
+    n += static_cast<uint64_t>(_mm256_extract_epi64(sums, 0)) + static_cast<uint64_t>(_mm256_extract_epi64(sums, 1)) +
+         static_cast<uint64_t>(_mm256_extract_epi64(sums, 2)) + static_cast<uint64_t>(_mm256_extract_epi64(sums, 3));
+  }
+  return n;
+}
+
+const bool kHasAvx2 = [] {
+  __builtin_cpu_init();  // it may run before the runtime's own initialisation
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+}  // namespace
+#endif
+
 uint64_t CountNewlines(const char* p, const char* end) {
   uint64_t n = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (kHasAvx2 && end - p >= 64) n += CountNewlinesAvx2(p, end);
+#endif
 #if defined(__SSE2__)
   // 16 bytes a step: a compare gives 0xFF (-1) per '\n' byte, subtracted into per-byte
   // counters; every 255 steps (before a counter could wrap) they are summed with psadbw.

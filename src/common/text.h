@@ -23,6 +23,10 @@ bool IsValidUtf8(std::string_view s);
 // Number of '\n' bytes in [begin, end): eight bytes at a time (the hot loop of line numbering).
 uint64_t CountNewlines(const char* begin, const char* end);
 
+// A fast hash of bytes for tables held in memory (8 bytes at a time); not stable across
+// versions, never to be stored.
+uint64_t HashBytes(std::string_view s, uint64_t seed = 0);
+
 std::optional<long long> ParseInt(std::string_view s);
 std::optional<double> ParseDouble(std::string_view s);
 

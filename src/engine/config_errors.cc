@@ -114,11 +114,11 @@ bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent
     if (!explaining.empty()) {
       const ConfigFinding& f = explaining.front();
       score = std::max(FindingScore(f), line_keys.count(f.key) ? 0.9 : 0.0);
-      basis = fmt::format("{} configuration error line(s) ({}), {}; {} of {} host(s) differ on {}", lines.size(),
+      basis = fmt::format("{} configuration error line(s) ({}), {}; {} of {} host(s) differ on {}", Records(lines),
                           fmt::join(rules, ", "), timing, f.hosts_differing, f.hosts_compared, f.key);
     } else {
       basis = fmt::format("{} configuration error line(s) on {} host(s) about their own configuration, {}",
-                          lines.size(), located, timing);
+                          Records(lines), located, timing);
     }
     const std::string summary =
         explaining.empty()
@@ -142,7 +142,7 @@ bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent
            fmt::format("configuration error ({}) on setting {}; {}: which host to repair is unknown, so none is named; "
                        "check that setting across the job and restart.",
                        fmt::join(rules, ", "), KeysText(keys), where),
-           Support(0.5, fmt::format("{} configuration error line(s), {}; {}", lines.size(), timing, where)));
+           Support(0.5, fmt::format("{} configuration error line(s), {}; {}", Records(lines), timing, where)));
     return true;
   }
   // Ranks that disagree about their collectives while every host is configured alike: the
@@ -155,7 +155,7 @@ bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent
                      fmt::join(rules, ", ")),
          Support(alike_known ? 0.7 : 0.5,
                  fmt::format("{} mismatch line(s), {}; ConfigCheck compared {} of {} host(s) and found no difference",
-                             lines.size(), timing, with_facts, job_hosts)));
+                             Records(lines), timing, with_facts, job_hosts)));
   return true;
 }
 

@@ -140,8 +140,8 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
   // A critical line proves its own host bad. Critical lines on many hosts at once are
   // still each a fault, but a shared cause (power, a driver or firmware push) is then as
   // likely as many failed devices: said in the confidence.
-  size_t lines = 0;
-  for (const auto& [node, list] : by_node) lines += list.size();
+  uint64_t lines = 0;
+  for (const auto& [node, list] : by_node) lines += Records(list);
   const size_t hosts_hit = by_node.size();
   double score = hosts_hit <= 2 ? 0.95 : hosts_hit <= 4 ? 0.7 : 0.5;
   // Without the job's start, a line from days before (kernel logs keep history since

@@ -49,13 +49,22 @@ int CommonEndpoint(const std::vector<Edge>& edges, double share) {
   return ClearLeader(degree, share, static_cast<double>(pairs.size())).value_or(-1);
 }
 
+// An RDMA completion with status 5 (IBV_WC_WR_FLUSH_ERR) is a request flushed from a queue
+// pair that had already failed: the failure that broke it is reported by another
+// completion, so such a line is an echo, not an edge of its own.
+bool FlushedRequest(const LocatedEvent& e) { return e.ev.Field("status") == "5"; }
+
 std::vector<Edge> Edges(const Incident& inc) {
   std::vector<Edge> edges;
+  bool primary = false;  // an edge that is not a flushed request
   for (const auto& e : inc.events) {
     if (e.ev.line_class != LineClass::kDist || e.ev.cascade || e.source == SourceKind::kSwitch) continue;
     if (!inc.MayCause(e) || e.node < 0 || !e.peer.ok() || e.peer.node == e.node) continue;
     edges.push_back({e.node, e.nic, e.peer.node, e.peer.nic, &e});
+    primary |= !FlushedRequest(e);
   }
+  // Flushed requests count only when nothing else names an endpoint.
+  if (primary) std::erase_if(edges, [](const Edge& x) { return FlushedRequest(*x.e); });
   std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return EarlierEvent(*x.e, *y.e); });
   return edges;
 }
@@ -108,9 +117,10 @@ std::optional<DistCandidate> FindDistCandidate(const Incident& inc) {
   if (c.stage == Stage::kDistPair) {
     // Two hosts that report each other are a pair with support from both ends; one
     // host's lines alone are weak.
+    uint64_t lines = 0;
+    for (const auto& e : edges) lines += e.e->ev.count;
     c.confidence = Support(c.reporters >= 2 ? 0.6 : 0.35,
-                           fmt::format("{} edge line(s) between two hosts, reported by {} of them", edges.size(),
-                                       c.reporters));
+                           fmt::format("{} edge line(s) between two hosts, reported by {} of them", lines, c.reporters));
   } else {
     double score = share * std::min(1.0, static_cast<double>(c.reporters) / kStrongReporters);
     if (c.early_only) score = std::min(score, 0.5);
@@ -172,19 +182,20 @@ bool DistStage(const Incident& inc, const DistCandidate& c, const std::vector<Co
   for (int n : located) {
     IsolateEntry entry;
     entry.host = HostOf(inc, n);
-    // Name the NIC when the edges at this host agree on one.
-    std::map<int, int> nic_votes;
-    int known = 0;
+    // Name the NIC when the edges at this host agree on one (a line repeated votes as
+    // often as it was printed).
+    std::map<int, uint64_t> nic_votes;
+    uint64_t known = 0;
     for (const auto& e : edges) {
       const int nic = e.a == n ? e.a_nic : e.b == n ? e.b_nic : -2;
       if (nic >= 0) {
-        ++nic_votes[nic];
-        ++known;
+        nic_votes[nic] += e.e->ev.count;
+        known += e.e->ev.count;
       }
     }
     entry.component = Component::kHost;
     if (known >= 2)
-      if (auto nic = ClearLeader(nic_votes, kNicShare, known)) {
+      if (auto nic = ClearLeader(nic_votes, kNicShare, static_cast<double>(known))) {
         entry.component = Component::kNic;
         entry.device = NicDevice(inc, n, *nic);
       }

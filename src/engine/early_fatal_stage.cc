@@ -77,7 +77,7 @@ bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& find
                        "follow from it).",
                        what, first->host, first->ev.rank >= 0 ? fmt::format(" (rank {})", first->ev.rank) : ""),
            Support(score,
-                   fmt::format("{} job error line(s), {}", user.size(), Before(t_user, t_dist))));
+                   fmt::format("{} job error line(s), {}", Records(user), Before(t_user, t_dist))));
     size_t k = 0;
     for (auto* e : user) {
       if (k++ >= kMaxEvidence) break;

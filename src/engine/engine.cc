@@ -23,7 +23,7 @@ void ListLosses(const Incident& inc, Verdict* v) {
   v->missing = inc.missing;
   v->unreadable = inc.unreadable;
   for (const auto& [file, n] : inc.dropped_events)
-    v->unreadable.push_back({file, std::to_string(n) + " repeated events beyond the per-file cap not kept"});
+    v->unreadable.push_back({file, std::to_string(n) + " records of events beyond the per-file cap not kept"});
 }
 
 }  // namespace

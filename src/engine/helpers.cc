@@ -15,7 +15,18 @@ Evidence EvidenceOf(const LocatedEvent& e) {
   ev.line = static_cast<long long>(e.ev.line);
   ev.rule = e.ev.rule_id;
   ev.text = e.ev.text;
+  if (e.ev.count > 1) {
+    ev.count = e.ev.count;
+    ev.latest_line = static_cast<long long>(e.ev.LatestLine());
+    ev.latest_ts = e.ev.LatestTs();
+  }
   return ev;
+}
+
+uint64_t Records(const std::vector<const LocatedEvent*>& events) {
+  uint64_t n = 0;
+  for (const LocatedEvent* e : events) n += e->ev.count;
+  return n;
 }
 
 void Decide(Verdict* v, Action action, Cause cause, Stage stage, std::string summary, Confidence confidence) {

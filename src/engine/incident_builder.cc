@@ -79,11 +79,29 @@ void IncidentBuilder::Locate(LocatedEvent& le) const {
       }
 }
 
+uint64_t IncidentBuilder::EvidenceKey(const std::string& file, const LogEvent& ev) const {
+  return HashBytes(file, EvidenceHash(ev));
+}
+
 void IncidentBuilder::AddLogEvent(const std::string& host, SourceKind source, const std::string& file, LogEvent ev) {
   if (ev.line_class == LineClass::kNone) return;
+  const uint64_t key = EvidenceKey(file, ev);
+  const int side = WindowSide(ev, inc_->job, options_.window, host);
+  const size_t same = evidence_.Find(key, [&](size_t i) {
+    const LocatedEvent& e = inc_->events[i];
+    return e.file == file && SameEvidence(e.ev, ev) && WindowSide(e.ev, inc_->job, options_.window, host) == side;
+  });
+  if (same != EvidenceIndex::npos) {
+    LocatedEvent& e = inc_->events[same];
+    const uint64_t first = e.ev.line;
+    AddOccurrences(e.ev, std::move(ev));
+    e.history = OutsideJobWindow(e.ev, inc_->job, options_.window, e.host);
+    if (e.ev.line < first) sorted_ = false;  // an earlier record now speaks for it
+    return;
+  }
   size_t& kept = per_file_class_[{file, static_cast<int>(ev.line_class)}];
   if (kept >= options_.max_events_per_class) {
-    ++inc_->dropped_events[file];
+    inc_->dropped_events[file] += ev.count;
     return;
   }
   ++kept;
@@ -98,6 +116,7 @@ void IncidentBuilder::AddLogEvent(const std::string& host, SourceKind source, co
     if (std::tie(last.file, last.ev.line) > std::tie(le.file, le.ev.line)) sorted_ = false;
   }
   inc_->events.push_back(std::move(le));
+  evidence_.Insert(key);
 }
 
 void IncidentBuilder::AddCclRecord(CclRecord record) {
@@ -154,6 +173,12 @@ void IncidentBuilder::SortEvents() {
     return std::tie(a.file, a.ev.line) < std::tie(b.file, b.ev.line);
   });
   sorted_ = true;
+  IndexEvents();
+}
+
+void IncidentBuilder::IndexEvents() {
+  evidence_.Clear();
+  for (const auto& e : inc_->events) evidence_.Insert(EvidenceKey(e.file, e.ev));
 }
 
 const Incident& IncidentBuilder::View() {
@@ -167,6 +192,7 @@ std::unique_ptr<Incident> IncidentBuilder::Take() {
   inc_ = std::make_unique<Incident>();
   inc_->book = std::make_unique<AddressBook>(inc_->topology, inc_->job);
   per_file_class_.clear();
+  evidence_.Clear();
   ccl_index_.clear();
   series_index_.clear();
   return out;

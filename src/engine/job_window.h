@@ -18,8 +18,20 @@ struct WindowOptions {
   double zoneless_s = 14 * 3600.0;      // widest offset of a local time from UTC
 };
 
-// True when the event's time places it outside [started_at, ended_at] of the job, or
-// before `job.not_before[host]` for an event of that host.
+// Where a time lies against the job's window: -1 clearly before started_at (or before
+// `job.not_before[host]` for a line of that host), +1 clearly after ended_at, 0 within it
+// or not known to be outside (no time, no start or end).
+int WindowSide(double ts, bool exact, bool zoned, const Job& job, const WindowOptions& options = {},
+               std::string_view host = {});
+// The side of the event's first record.
+inline int WindowSide(const LogEvent& ev, const Job& job, const WindowOptions& options = {},
+                      std::string_view host = {}) {
+  return WindowSide(ev.ts, ev.ts_exact, ev.ts_zoned, job, options, host);
+}
+
+// True when the event lies outside the job's window (of `host`, see WindowSide). For an
+// event that stands for several records (count > 1), when its first and its last record
+// both lie outside on the same side: a storm that runs into the window is not history.
 bool OutsideJobWindow(const LogEvent& ev, const Job& job, const WindowOptions& options = {},
                       std::string_view host = {});
 

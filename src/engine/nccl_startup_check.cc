@@ -181,11 +181,11 @@ std::vector<ConfigFinding> RunNcclStartupCheck(const Incident& inc) {
   }
 
   // NCCL versions: the odd host out of those that print one.
-  std::map<std::string, std::map<std::string, int>> versions;  // host -> version -> lines
+  std::map<std::string, std::map<std::string, uint64_t>> versions;  // host -> version -> lines
   std::map<std::string, const LocatedEvent*> version_event;
   for (const LocatedEvent* e : events)
     if (auto v = e->ev.Field("nccl_version"); !v.empty()) {
-      ++versions[e->host][std::string(v)];
+      versions[e->host][std::string(v)] += e->ev.count;
       version_event.emplace(e->host, e);
     }
   if (versions.size() > 1) {

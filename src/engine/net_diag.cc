@@ -54,7 +54,7 @@ std::vector<PortRef> CabledTo(const Incident& inc, const std::string& sw, const 
 
 void SwitchFindings(const Incident& inc, std::vector<NetFinding>* out) {
   struct PortState {
-    int downs = 0, ups = 0, errors = 0;
+    uint64_t downs = 0, ups = 0, errors = 0;  // lines, a repeated line as often as it was printed
     std::vector<const LocatedEvent*> events;
   };
   std::map<std::pair<std::string, std::string>, PortState> ports;
@@ -63,9 +63,9 @@ void SwitchFindings(const Incident& inc, std::vector<NetFinding>* out) {
     std::string port(e.ev.Field("port"));
     if (port.empty()) continue;
     PortState& st = ports[{e.host, port}];
-    if (e.ev.rule_id == "switch-port-up") ++st.ups;
-    else if (e.ev.component == Component::kSwitchPort) ++st.downs;
-    else if (e.ev.line_class == LineClass::kCritical) ++st.errors;
+    if (e.ev.rule_id == "switch-port-up") st.ups += e.ev.count;
+    else if (e.ev.component == Component::kSwitchPort) st.downs += e.ev.count;
+    else if (e.ev.line_class == LineClass::kCritical) st.errors += e.ev.count;
     else continue;
     st.events.push_back(&e);
   }

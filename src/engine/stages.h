@@ -117,10 +117,10 @@ int NicOfRail(const Incident& inc, int node, int gpu);
 
 // The key with the most votes when it holds at least `share` of `total` and strictly
 // more than any other key (a common endpoint); nullopt otherwise.
-template <typename Key>
-std::optional<Key> ClearLeader(const std::map<Key, int>& votes, double share, double total) {
+template <typename Key, typename Count>
+std::optional<Key> ClearLeader(const std::map<Key, Count>& votes, double share, double total) {
   const Key* best = nullptr;
-  int best_n = 0, second_n = 0;
+  Count best_n = 0, second_n = 0;
   for (const auto& [key, n] : votes) {
     if (n > best_n) {
       second_n = best_n;
@@ -135,6 +135,8 @@ std::optional<Key> ClearLeader(const std::map<Key, int>& votes, double share, do
 }
 
 Evidence EvidenceOf(const LocatedEvent& e);
+// The log records the events stand for (an event may stand for repeats: LogEvent::count).
+uint64_t Records(const std::vector<const LocatedEvent*>& events);
 // The one way a device is named in verdicts: "gpu3" for GPU 3 ("" for -1), a NIC by its
 // topology name ("mlx5_2"), a switch port as the switch prints it.
 std::string GpuDevice(int gpu);

@@ -2,6 +2,7 @@
 // or repair, the evidence behind it and how strong that evidence is. Rendered as JSON
 // (one object) or for a person. Plain data.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ struct Evidence {
   long long line = 0;  // 1-based; 0 when the evidence is not a line (a counter, a probe)
   std::string rule;
   std::string text;
+  // A log line repeated (the same evidence, logs/event_aggregate.h): `line` and `text`
+  // are the first record's, `count` how many records there were, and where and when the
+  // last one was.
+  unsigned long long count = 1;
+  long long latest_line = 0;  // 0 when count is 1
+  double latest_ts = NAN;     // NaN when unknown
 };
 
 struct UnreadableFile {

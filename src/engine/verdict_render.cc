@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -37,8 +38,15 @@ std::string VerdictToJson(const Verdict& v) {
   j["offline"] = v.offline;
   auto evidence = [](const std::vector<Evidence>& list) {
     json a = json::array();
-    for (const auto& e : list)
-      a.push_back({{"host", e.host}, {"file", e.file}, {"line", e.line}, {"rule", e.rule}, {"text", SanitizeForOutput(e.text)}});
+    for (const auto& e : list) {
+      json o = {{"host", e.host}, {"file", e.file}, {"line", e.line}, {"rule", e.rule}, {"text", SanitizeForOutput(e.text)}};
+      if (e.count > 1) {  // a repeated line: how often, and its last record
+        o["count"] = e.count;
+        o["latest_line"] = e.latest_line;
+        o["latest_ts"] = std::isnan(e.latest_ts) ? json(nullptr) : json(e.latest_ts);
+      }
+      a.push_back(std::move(o));
+    }
     return a;
   };
   j["evidence"] = evidence(v.evidence);
@@ -54,6 +62,27 @@ std::string VerdictToJson(const Verdict& v) {
   j["summary"] = v.summary;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+namespace {
+
+// 812345 -> "812,345".
+std::string Grouped(unsigned long long n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// "  (x812,345, last at line 913,402)" for a repeated line; "" for a single one.
+std::string Repeats(const Evidence& e) {
+  if (e.count <= 1) return {};
+  return fmt::format("  (x{}, last at line {})", Grouped(e.count),
+                     Grouped(static_cast<unsigned long long>(std::max(0LL, e.latest_line))));
+}
+
+}  // namespace
 
 std::string VerdictToText(const Verdict& v) {
   std::string out;
@@ -86,13 +115,13 @@ std::string VerdictToText(const Verdict& v) {
     out += "\nEvidence:\n";
     for (const auto& e : v.evidence) {
       std::string where = e.line > 0 ? fmt::format("{}:{}", e.file, e.line) : e.file;
-      out += fmt::format("  {}  [{}]\n      {}\n", where, e.rule, SanitizeForOutput(e.text, 300));
+      out += fmt::format("  {}  [{}]{}\n      {}\n", where, e.rule, Repeats(e), SanitizeForOutput(e.text, 300));
     }
   }
   if (!v.history.empty()) {
     out += "\nHistory (outside the job's time window; not a cause, check these hosts before reuse):\n";
     for (const auto& e : v.history)
-      out += fmt::format("  {}:{}  [{}]\n      {}\n", e.file, e.line, e.rule, SanitizeForOutput(e.text, 300));
+      out += fmt::format("  {}:{}  [{}]{}\n      {}\n", e.file, e.line, e.rule, Repeats(e), SanitizeForOutput(e.text, 300));
   }
   if (!v.missing.empty()) {
     out += fmt::format("\nMissing ({}):", v.missing.size());

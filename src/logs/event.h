@@ -1,5 +1,8 @@
 // A classified log record: what a rule found in one line (or one folded record: a
-// continued kernel message, a Python traceback) of one file.
+// continued kernel message, a Python traceback) of one file. An event may also stand for
+// several records of that file that are the same evidence (logs/event_aggregate.h): the
+// fields describe the first of them, `count` says how many there were, `latest_*` where
+// and when the last one was, and `samples` the next few after the first.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -12,6 +15,13 @@
 #include "rules/catalog.h"
 
 namespace aegis {
+
+// One more record of the same evidence: where it is and what it said.
+struct EventSample {
+  uint64_t line = 0;
+  std::string text;
+  bool operator==(const EventSample&) const = default;
+};
 
 struct LogEvent {
   uint32_t rule = 0;            // index into Catalog::rules() of the catalogue that classified it
@@ -28,6 +38,10 @@ struct LogEvent {
   double ts = NAN;
   bool ts_exact = false;
   bool ts_zoned = false;        // the time carried a zone; else local time read as UTC (hours off)
+  // The kernel's uptime of a record whose wall time could not be known (a plain `dmesg`
+  // log: no line gives the boot time); NaN otherwise. The bundle source may place it
+  // against the log's newest line (sources/bundle_source.cc).
+  double uptime = NAN;
   int rank = -1;                // launcher rank tag of the line, or a captured rank
   int nccl_device = -1;         // CUDA device from NCCL's own line header
   int xid = -1;
@@ -37,6 +51,15 @@ struct LogEvent {
   std::string config_key;       // config rules: the facts key to repair
   std::vector<std::pair<std::string, std::string>> fields;  // named groups of the rule
   std::string text;             // the record, sanitised for output
+  // Repeats (count 1 for a record the scanner just found).
+  uint64_t count = 1;               // records this event stands for
+  uint64_t latest_line = 0;         // line of the last of them; 0 when count is 1
+  double latest_ts = NAN;           // its time (NaN when unknown)
+  std::vector<EventSample> samples; // the records after the first, up to a few, in line order
+
+  // Line and time of the last record this event stands for.
+  uint64_t LatestLine() const { return count > 1 && latest_line ? latest_line : line; }
+  double LatestTs() const { return count > 1 ? latest_ts : ts; }
 
   std::string_view Field(std::string_view name) const {
     for (const auto& [k, v] : fields)

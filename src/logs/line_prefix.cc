@@ -1,5 +1,9 @@
 #include "logs/line_prefix.h"
 
+#include <cstring>
+#include <optional>
+#include <utility>
+
 #include "common/text.h"
 #include "common/time.h"
 
@@ -111,7 +115,14 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out,
     bool bracket = r[0] == '[';
     if (bracket) q = 1;
     bool zoned = false;
-    if (auto t = ParseIsoTime(r.substr(q), &used, &zoned)) {
+    IsoTimeParts parts;
+    if (auto t = ParseIsoTime(r.substr(q), &used, &zoned, &parts)) {
+      if (std::isnan(out->ts)) {
+        out->ts_form = LinePrefix::TimeForm::kIso;
+        out->ts_begin = static_cast<uint32_t>(p + q);
+        out->ts_end = static_cast<uint32_t>(p + q + used);
+        out->iso = parts;
+      }
       q += used;
       if (bracket) {
         if (q < r.size() && r[q] == ']') ++q;
@@ -144,12 +155,21 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out,
       size_t f = digits + 1;
       while (f < r.size() && IsDigit(r[f])) ++f;
       if (f < r.size() && r[f] == ']' && f > digits + 1) {
-        if (auto v = ParseDouble(r.substr(q, f - q))) out->uptime = *v;
+        if (auto v = ParseDouble(r.substr(q, f - q))) {  // the last uptime of the prefix counts
+          out->uptime = *v;
+          out->uptime_begin = static_cast<uint32_t>(p + q);
+          out->uptime_end = static_cast<uint32_t>(p + f);
+        }
         return p + f + 1;
       }
     }
     if (auto t = ParseCtime(r.substr(1), &used); t && 1 + used < r.size() && r[1 + used] == ']') {
-      if (std::isnan(out->ts)) out->ts = *t;
+      if (std::isnan(out->ts)) {
+        out->ts = *t;
+        out->ts_form = LinePrefix::TimeForm::kCtime;
+        out->ts_begin = static_cast<uint32_t>(p + 1);
+        out->ts_end = static_cast<uint32_t>(p + 1 + used);
+      }
       return p + used + 2;
     }
     // Launcher tags: "[rank3]:", "[default3]:", "[trainer0|0]:", "[1,12]<stdout>:", "[0] ".
@@ -198,6 +218,9 @@ size_t StripOne(std::string_view s, size_t p, int year, LinePrefix* out,
     if (std::isnan(out->ts)) {
       out->ts = *t;
       out->yearless = true;
+      out->ts_form = LinePrefix::TimeForm::kSyslog;
+      out->ts_begin = static_cast<uint32_t>(p);
+      out->ts_end = static_cast<uint32_t>(p + used);
     }
     size_t q = used;
     if (size_t h = SyslogHostTag(r, q)) q += h;
@@ -287,6 +310,20 @@ void ReadNcclDevice(std::string_view m, LinePrefix* out) {
 
 }  // namespace
 
+LinePrefix ParseLineTime(std::string_view line, int year) {
+  // ParseLinePrefix's loop, left as soon as an element gave a time: later elements never
+  // change it (the first time wins; an uptime matters only without one).
+  LinePrefix out;
+  size_t p = SkipSpaces(line, 0);
+  for (int i = 0; i < 8 && std::isnan(out.ts); ++i) {
+    size_t q = StripOne(line, p, year, &out);
+    if (q == p) break;
+    p = SkipSpaces(line, q);
+  }
+  if (std::isnan(out.ts)) ReadGlogTime(line.substr(p), year, &out);
+  return out;
+}
+
 LinePrefix ParseLinePrefix(std::string_view line, int year, bool host_labels) {
   LinePrefix out;
   out.continuation = !line.empty() && IsSpace(line[0]);
@@ -305,6 +342,124 @@ LinePrefix ParseLinePrefix(std::string_view line, int year, bool host_labels) {
   ReadNcclDevice(msg, &out);
   out.message_offset = p;
   return out;
+}
+
+TimeSigns LookForTimeSigns(std::string_view line, bool uptime_too) {
+  TimeSigns signs;
+  const char* s = line.data();
+  const size_t n = line.size();
+  auto digit = [&](size_t i) { return i < n && IsDigit(s[i]); };
+  // "HH:MM:SS": a ':' with two digits before it, two after it, then ':' and two digits.
+  for (size_t from = 2; from + 5 < n && !signs.clock;) {
+    const void* hit = std::memchr(s + from, ':', n - from - 5);
+    if (!hit) break;
+    const size_t i = static_cast<size_t>(static_cast<const char*>(hit) - s);
+    signs.clock = s[i + 3] == ':' && digit(i - 2) && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 4) &&
+                  digit(i + 5);
+    from = i + 1;
+  }
+  // "[ 8421.113902]": '[', blanks, digits, '.', digits, ']'.
+  for (size_t from = 0; uptime_too && from < n && !signs.uptime;) {
+    const void* hit = std::memchr(s + from, '[', n - from);
+    if (!hit) break;
+    size_t i = static_cast<size_t>(static_cast<const char*>(hit) - s) + 1;
+    while (i < n && IsSpace(s[i])) ++i;
+    const size_t int_begin = i;
+    while (digit(i)) ++i;
+    if (i > int_begin && i < n && s[i] == '.') {
+      const size_t frac_begin = ++i;
+      while (digit(i)) ++i;
+      signs.uptime = i > frac_begin && i < n && s[i] == ']';
+    }
+    from = int_begin;
+  }
+  return signs;
+}
+
+namespace {
+
+// Offsets of the first and one past the last byte where a and b (of length n) differ;
+// first >= last when they do not. Eight bytes at a time.
+std::pair<size_t, size_t> DiffRange(const char* a, const char* b, size_t n) {
+  size_t first = 0;
+  for (; first + 8 <= n; first += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + first, 8);
+    std::memcpy(&y, b + first, 8);
+    if (x != y) break;
+  }
+  while (first < n && a[first] == b[first]) ++first;
+  if (first == n) return {n, 0};
+  size_t last = n;
+  for (; last >= first + 8; last -= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + last - 8, 8);
+    std::memcpy(&y, b + last - 8, 8);
+    if (x != y) break;
+  }
+  while (last > first && a[last - 1] == b[last - 1]) --last;
+  return {first, last};
+}
+
+}  // namespace
+
+bool ReparseRepeatedPrefix(std::string_view line, std::string_view like_line, int year, LinePrefix* like) {
+  if (line.size() != like_line.size()) return false;
+  // Outside the times the bytes are the same. Inside a wall time anything may differ: it
+  // is read again by its own parser, which must read it whole, to the same end, and the
+  // rest of the prefix reads only bytes outside it.
+  struct Field {
+    uint32_t begin, end;
+    bool ts;
+  };
+  Field fields[2] = {{like->ts_begin, like->ts_end, true}, {like->uptime_begin, like->uptime_end, false}};
+  if (like->ts_form == LinePrefix::TimeForm::kNone) fields[0].end = fields[0].begin;
+  if (fields[1].begin < fields[0].begin) std::swap(fields[0], fields[1]);
+  size_t pos = 0;
+  for (const Field& f : fields) {
+    if (f.begin == f.end) continue;
+    if (f.begin < pos || f.end > line.size()) return false;  // overlapping or stale: not a repeat we can tell
+    if (std::memcmp(line.data() + pos, like_line.data() + pos, f.begin - pos) != 0) return false;
+    pos = f.end;
+  }
+  if (std::memcmp(line.data() + pos, like_line.data() + pos, line.size() - pos) != 0) return false;
+  for (const Field& f : fields) {
+    if (f.begin == f.end || std::memcmp(line.data() + f.begin, like_line.data() + f.begin, f.end - f.begin) == 0)
+      continue;
+    const std::string_view at = line.substr(f.begin);
+    const size_t want = f.end - f.begin;
+    if (!f.ts) {  // an uptime is digits and a '.': only digits may differ
+      for (size_t i = f.begin; i < f.end; ++i)
+        if (line[i] != like_line[i] && !(IsDigit(line[i]) && IsDigit(like_line[i]))) return false;
+      auto v = ParseDouble(at.substr(0, want));
+      if (!v) return false;
+      like->uptime = *v;
+      continue;
+    }
+    size_t used = 0;
+    bool zoned = like->zoned;
+    std::optional<double> t;
+    switch (like->ts_form) {
+      case LinePrefix::TimeForm::kIso: {
+        // Most repeats differ in the clock alone ("10:11:12.123456"): read only that.
+        const auto [first, last] = DiffRange(line.data() + f.begin, like_line.data() + f.begin, want);
+        if (first >= like->iso.clock_begin && last <= like->iso.clock_end) {
+          t = IsoTimeWithClock(like->iso, at);
+          used = want;
+        } else {
+          t = ParseIsoTime(at, &used, &zoned, &like->iso);
+        }
+        break;
+      }
+      case LinePrefix::TimeForm::kSyslog: t = ParseSyslogTime(at, year, &used); break;
+      case LinePrefix::TimeForm::kCtime: t = ParseCtime(at, &used); break;
+      case LinePrefix::TimeForm::kNone: break;
+    }
+    if (!t || used != want) return false;
+    like->ts = *t;
+    like->zoned = zoned;
+  }
+  return true;
 }
 
 }  // namespace aegis

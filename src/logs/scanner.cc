@@ -9,20 +9,11 @@
 #include <map>
 
 #include "common/text.h"
+#include "logs/event_aggregate.h"
 #include "logs/line_prefix.h"
+#include "rules/catalog.h"
 
 namespace aegis {
-
-// What a log's records need from before the piece being matched.
-struct LogStream::State {
-  double boot = NAN;          // epoch time of kernel uptime 0, learnt from lines carrying both
-  bool boot_zoned = false;
-  int boot_probe_lines = 0;   // lines examined for it (the first few hundred of the log)
-  double last_ts = NAN;       // newest time seen on a matched line (for lines without one)
-  bool last_zoned = false;
-  uint64_t skip_through = 0;  // candidates up to this line were folded into an earlier event
-  std::map<std::string, std::pair<uint64_t, LogEvent>> last_by_device;  // for inherit rules
-};
 
 namespace {
 
@@ -30,6 +21,7 @@ constexpr int kMaxFoldLines = 16;
 constexpr int kMaxTracebackLines = 400;
 constexpr int kTimeLookback = 64;
 constexpr int kBootProbeLines = 256;
+constexpr int kLastUptimeLines = 64;  // lines looked at, from the end, for the newest uptime
 constexpr uint64_t kInheritWindow = 32;
 constexpr double kHalfYear = 183 * 86400.0;
 
@@ -46,9 +38,14 @@ size_t PrevLineStart(std::string_view buf, size_t begin) {
   if (begin == 0) return std::string_view::npos;
   size_t end = begin - 1;  // the '\n' ending the previous line
   if (end == 0) return 0;
-  size_t nl = buf.rfind('\n', end - 1);
-  return nl == std::string_view::npos ? 0 : nl + 1;
+  const void* nl = memrchr(buf.data(), '\n', end);  // vectorised, unlike string_view::rfind
+  return nl ? static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1 : 0;
 }
+
+// A line of the buffer: the offsets of its first byte and of its '\n'.
+struct LineSpan {
+  size_t begin = 0, end = 0;
+};
 
 // Offset of the line after the one starting at `begin` (buf.size() at the end).
 size_t NextLineStart(std::string_view buf, size_t begin) {
@@ -58,7 +55,8 @@ size_t NextLineStart(std::string_view buf, size_t begin) {
 
 bool Indented(std::string_view line) { return !line.empty() && (line[0] == ' ' || line[0] == '\t'); }
 
-// A record folded from a candidate line and its continuation lines.
+// A record folded from a candidate line and its continuation lines. One is kept from
+// record to record so that its buffers are reused.
 struct Record {
   std::string message;
   std::vector<uint32_t> rules;
@@ -66,10 +64,108 @@ struct Record {
   LinePrefix prefix;  // of the candidate line, with the time of the record's head line
 };
 
+// Where the last search back for an inherited time ended, so that the next untimed
+// candidate searches only the lines in between (a storm of untimed lines would otherwise
+// parse up to 64 lines back for every one of them).
+struct InheritedTime {
+  bool valid = false;
+  uint64_t line = 0;        // the candidate line searched for (a line without a usable time)
+  double boot = NAN;        // the boot time then: lines with an uptime count once it is known
+  bool found = false;
+  uint64_t found_line = 0;  // the line whose time it inherited
+  uint64_t found_at = 0;    // that line's first byte, counted from the start of the log
+  double ts = NAN;
+  bool zoned = false;
+};
+
+bool SameBoot(double a, double b) { return std::isnan(a) ? std::isnan(b) : a == b; }
+
 }  // namespace
 
+// What the rules made of a message. The same message with the same candidate rules is
+// always confirmed the same way, so a record that repeats one seen before skips RE2 and
+// the making of its text: only its line, its time and its prefix are its own.
+struct LogStream::Confirmed {
+  bool used = false;
+  uint64_t used_at = 0;  // Reuse::clock when last looked up (the least recent way is replaced)
+  uint64_t stamp = 0;   // counts the messages this slot has held (a repeat remembers which)
+  uint64_t hash = 0;
+  std::string message;
+  std::vector<uint32_t> rules;
+  bool matched = false;
+  uint32_t rule = 0;
+  std::string rule_id;
+  LineClass line_class = LineClass::kNone;  // after the Xid table's decoding, before inheritance
+  Component component = Component::kHost;
+  int xid = -1;
+  int field_rank = -1;  // a rank the rule captured, -1 when none
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string pci;      // the "pci" field in lower case (for inherit rules)
+  std::string text;     // the event's text
+};
+
+// What a log's records need from before the piece being matched.
+struct LogStream::State {
+  double boot = NAN;          // epoch time of kernel uptime 0, learnt from lines carrying both
+  bool boot_zoned = false;
+  int boot_probe_lines = 0;   // lines examined for it (the first few hundred of the log)
+  double last_ts = NAN;       // newest time seen on a matched line (for lines without one)
+  bool last_zoned = false;
+  uint64_t skip_through = 0;  // candidates up to this line were folded into an earlier event
+  struct DeviceReport {
+    uint64_t line = 0;
+    LineClass line_class = LineClass::kNone;
+    Component component = Component::kHost;
+  };
+  std::map<std::string, DeviceReport, std::less<>> last_by_device;  // for inherit rules
+  uint64_t trimmed = 0;       // bytes of the log cut from the front of the buffer so far
+  InheritedTime inherited;
+  // Candidate lines seen a moment ago, in sets by a hash of their length, candidate rules
+  // and last bytes (several ways each: the ranks of a job print the same line with their
+  // own prefixes): a line that repeats one (a storm) takes its prefix and what the rules
+  // made of it without parsing or matching again; only its times are read.
+  struct Repeatable {
+    bool used = false;
+    uint64_t used_at = 0;        // repeat_clock when last used (the least recent way is replaced)
+    uint64_t key = 0;
+    std::string raw;             // the line
+    std::vector<uint32_t> rules;  // its candidate rules
+    LinePrefix prefix;
+    const Confirmed* confirmed = nullptr;
+    uint64_t stamp = 0;          // confirmed->stamp then
+    DeviceReport* device = nullptr;  // last_by_device's entry of its "pci" field, once known
+    // ScanOptions::fold_repeats: the event of this line being folded (held until the run
+    // ends), and the side of the job's window it is on.
+    bool folding = false;
+    LogEvent folded;
+    int folded_side = 0;
+  };
+  static constexpr size_t kRepeatSets = 8, kRepeatWays = 16;
+  std::vector<Repeatable> repeatable = std::vector<Repeatable>(kRepeatSets * kRepeatWays);
+  uint64_t repeat_clock = 0;
+};
+
+// Kept across logs: buffers reused from record to record, and what the rules made of
+// recent messages (a line repeated in one log is usually repeated in its neighbours).
+struct LogStream::Reuse {
+  // Messages remembered, in sets by hash with several ways each: a storm of a few dozen
+  // distinct messages must not evict one another by sharing a slot.
+  static constexpr size_t kSets = 64, kWays = 4;
+  static constexpr size_t kMaxMessage = 4096;  // longer ones are confirmed every time
+  Record record;
+  LogEvent event;
+  RuleMatch match;
+  std::vector<Confirmed> confirmed = std::vector<Confirmed>(kSets * kWays);
+  uint64_t clock = 0;
+  Confirmed uncached;
+};
+
 LogStream::LogStream(const Matcher& matcher, ScanOptions options)
-    : matcher_(matcher), options_(options), scratch_(matcher.NewScratch()), st_(std::make_unique<State>()) {}
+    : matcher_(matcher),
+      options_(options),
+      scratch_(matcher.NewScratch()),
+      st_(std::make_unique<State>()),
+      reuse_(std::make_unique<Reuse>()) {}
 
 LogStream::~LogStream() = default;
 
@@ -91,6 +187,41 @@ LinePrefix ParsePrefix(std::string_view line, const ScanOptions& o) {
   if (p.yearless && !std::isnan(o.ref_time) && p.ts > o.ref_time + kHalfYear)
     p = ParseLinePrefix(line, o.year - 1, o.host_labels);
   return p;
+}
+
+// Where a candidate line is looked for among the lines seen a moment ago: its length, its
+// candidate rules and its last 16 bytes (the end of its message: the same in a repeat,
+// whose prefix differs in its times).
+uint64_t RepeatKey(std::string_view raw, const CandidateRules& rules) {
+  uint64_t tail[2] = {0, 0};
+  const size_t n = std::min<size_t>(raw.size(), sizeof tail);
+  std::memcpy(tail, raw.data() + raw.size() - n, n);
+  uint64_t h = raw.size() * 0x9E3779B97F4A7C15ull;
+  for (uint32_t r : rules) h = (h ^ r) * 0xFF51AFD7ED558CCDull;
+  h = (h ^ tail[0]) * 0xC4CEB9FE1A85EC53ull;
+  h = (h ^ tail[1]) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+// ParsePrefix's time alone (ParseLineTime), with the same year.
+LinePrefix ParseTime(std::string_view line, const ScanOptions& o) {
+  LinePrefix p = ParseLineTime(line, o.year);
+  if (p.yearless && !std::isnan(o.ref_time) && p.ts > o.ref_time + kHalfYear) p = ParseLineTime(line, o.year - 1);
+  return p;
+}
+
+// ParsePrefix of a line that repeats `like_line` (whose prefix was `like`) but for the
+// digits of its times; false when it does not.
+bool ReparseRepeat(std::string_view line, std::string_view like_line, const LinePrefix& like, const ScanOptions& o,
+                   LinePrefix* out) {
+  if (line.size() != like_line.size()) return false;
+  *out = like;
+  if (!ReparseRepeatedPrefix(line, like_line, o.year, out)) return false;
+  if (out->yearless && !std::isnan(o.ref_time) && out->ts > o.ref_time + kHalfYear) {
+    *out = like;
+    return ReparseRepeatedPrefix(line, like_line, o.year - 1, out);
+  }
+  return true;
 }
 
 }  // namespace
@@ -170,7 +301,24 @@ void LogStream::Flush(const Sink& sink, bool end_of_input) {
     end = ++size_;
   }
   if (end > processed_) MatchRegion(end, sink);
+  if (end_of_input) NoteLastUptime(end);
   TrimLookback();
+  EmitFolded(sink);
+}
+
+void LogStream::NoteLastUptime(size_t end) {
+  // The newest line with an uptime, among the last few of the log.
+  std::string_view buf = View(end);
+  size_t b = PrevLineStart(buf, end);
+  for (int k = 0; k < kLastUptimeLines && b != std::string_view::npos; ++k, b = PrevLineStart(buf, b)) {
+    std::string_view line = LineAt(buf, b);
+    if (!LookForTimeSigns(line).uptime) continue;
+    const LinePrefix p = ParseLineTime(line, options_.year);
+    if (!std::isnan(p.uptime)) {
+      stats_.last_uptime = p.uptime;
+      return;
+    }
+  }
 }
 
 size_t LogStream::HoldBackFrom(size_t end) const {
@@ -186,12 +334,15 @@ size_t LogStream::HoldBackFrom(size_t end) const {
 }
 
 void LogStream::TrimLookback() {
-  if (processed_ <= options_.lookback_bytes) return;
+  // Only once a chunk beyond the look-back was matched: a log that fits one chunk (most
+  // of a bundle's) is never moved, a longer one about once a chunk.
+  if (processed_ <= options_.lookback_bytes + options_.chunk_bytes) return;
   size_t cut = processed_ - options_.lookback_bytes;
   cut = NextLineStart(View(processed_), cut);
   std::memmove(buf_.get(), buf_.get() + cut, size_ - cut);
   size_ -= cut;
   processed_ -= cut;
+  st_->trimmed += cut;
 }
 
 void LogStream::LearnBootTime(std::string_view region) {
@@ -199,7 +350,10 @@ void LogStream::LearnBootTime(std::string_view region) {
   for (size_t b = 0; b < region.size() && st_->boot_probe_lines < kBootProbeLines && std::isnan(st_->boot);
        b = NextLineStart(region, b)) {
     ++st_->boot_probe_lines;
-    LinePrefix p = ParsePrefix(LineAt(region, b), options_);
+    const std::string_view line = LineAt(region, b);
+    // A wall time and an uptime to learn from, else nothing to parse.
+    if (!LookForTimeSigns(line, false).clock || !LookForTimeSigns(line).uptime) continue;
+    LinePrefix p = ParsePrefix(line, options_);
     if (!std::isnan(p.ts) && !std::isnan(p.uptime)) {
       st_->boot = p.ts - p.uptime;
       st_->boot_zoned = p.zoned;
@@ -212,12 +366,12 @@ namespace {
 // Folds the record around the candidate at `begin` (line `line_no`): indented lines
 // before it that it continues, and indented lines after it (up to `limit`) that continue
 // it, with the candidate rules of those lines.
-Record FoldRecord(std::string_view buf, size_t limit, const CandidateLine& cand, uint64_t line_no, size_t next_ci,
-                  const std::vector<CandidateLine>& candidates, size_t region_begin, const ScanOptions& o) {
-  Record r;
+void FoldRecord(std::string_view buf, size_t limit, LineSpan cand, const CandidateRules& cand_rules,
+                uint64_t line_no, size_t next_ci, const std::vector<CandidateLine>& candidates, size_t region_begin,
+                const ScanOptions& o, Record& r) {
   std::string_view raw = LineAt(buf, cand.begin);
   r.prefix = ParsePrefix(raw, o);
-  r.rules = cand.rules;
+  r.rules.assign(cand_rules.begin(), cand_rules.end());
   r.message.assign(raw.substr(r.prefix.message_offset));
   r.first = r.last = line_no;
   if (r.prefix.continuation) {
@@ -245,7 +399,7 @@ Record FoldRecord(std::string_view buf, size_t limit, const CandidateLine& cand,
       head.append(*it);
       head += ' ';
     }
-    r.message = head + r.message;
+    r.message.insert(0, head);
   }
   size_t b = cand.end + 1;
   for (int k = 0; k < kMaxFoldLines && b < limit; ++k) {
@@ -262,7 +416,6 @@ Record FoldRecord(std::string_view buf, size_t limit, const CandidateLine& cand,
         if (std::find(r.rules.begin(), r.rules.end(), rule) == r.rules.end()) r.rules.push_back(rule);
     b = NextLineStart(buf, b);
   }
-  return r;
 }
 
 // The Python traceback header of the same process that leads to the line at `begin`, or 0.
@@ -290,6 +443,131 @@ uint64_t TracebackHeader(std::string_view buf, size_t begin, uint64_t line_no, i
 
 }  // namespace
 
+const LogStream::Confirmed* LogStream::ConfirmRecord() {
+  Reuse& re = *reuse_;
+  const Record& rec = re.record;
+  Confirmed* slot = nullptr;
+  uint64_t h = 0;
+  if (rec.message.size() <= Reuse::kMaxMessage) {
+    h = HashBytes(rec.message, HashBytes(std::string_view(reinterpret_cast<const char*>(rec.rules.data()),
+                                                          rec.rules.size() * sizeof(uint32_t))));
+    Confirmed* set = &re.confirmed[(h % Reuse::kSets) * Reuse::kWays];
+    ++re.clock;
+    for (size_t w = 0; w < Reuse::kWays; ++w) {
+      Confirmed& way = set[w];
+      if (way.used && way.hash == h && way.message == rec.message && way.rules == rec.rules) {
+        way.used_at = re.clock;
+        return &way;
+      }
+    }
+    slot = set;  // the way looked up least recently takes this message
+    for (size_t w = 1; w < Reuse::kWays; ++w)
+      if (set[w].used_at < slot->used_at) slot = &set[w];
+    slot->used_at = re.clock;
+  }
+  Confirmed& c = slot ? *slot : re.uncached;
+  c.used = slot != nullptr;
+  ++c.stamp;
+  c.hash = h;
+  if (slot) {
+    c.message.assign(rec.message);
+    c.rules = rec.rules;
+  }
+  c.matched = matcher_.Confirm(rec.message, rec.rules, &re.match);
+  if (!c.matched) return &c;
+  const Rule& rule = matcher_.catalog().rules()[re.match.rule];
+  c.rule = re.match.rule;
+  c.fields = re.match.fields;
+  c.xid = -1;
+  if (auto x = re.match.Field("xid"); !x.empty())
+    if (auto v = ParseInt(x)) c.xid = static_cast<int>(*v);
+  c.field_rank = -1;
+  if (auto r = re.match.Field("rank"); !r.empty())
+    if (auto v = ParseInt(r)) c.field_rank = static_cast<int>(*v);
+  c.rule_id = rule.id;
+  c.line_class = rule.line_class;
+  c.component = ParseComponent(rule.component).value_or(Component::kHost);
+  if (rule.xid_table != Rule::XidTable::kNone) {
+    if (rule.xid_table == Rule::XidTable::kXid) c.rule_id = "xid-" + std::to_string(c.xid);
+    XidDecision d = matcher_.catalog().ClassifyXid(rule.xid_table, c.xid, rec.message, rule.line_class, rule.component);
+    c.line_class = d.line_class;
+    c.component = ParseComponent(d.component).value_or(c.component);
+  }
+  c.pci = ToLower(re.match.Field("pci"));
+  c.text = SanitizeForOutput(rec.message, 1024);
+  return &c;
+}
+
+void LogStream::InheritTime(std::string_view buf, size_t line_begin, uint64_t line_no, double* ts, bool* zoned) {
+  State& st = *st_;
+  InheritedTime& memo = st.inherited;
+  // Lines between the last untimed candidate and this one are searched; beyond it, what
+  // that search found holds (the candidate itself had no usable time).
+  const bool memo_usable = memo.valid && memo.line < line_no && line_no - memo.line <= kTimeLookback &&
+                           SameBoot(memo.boot, st.boot);
+  const uint64_t steps = memo_usable ? line_no - memo.line - 1 : kTimeLookback;
+  bool found = false, hit_start = false;
+  uint64_t found_line = 0, found_at = 0;
+  size_t b = line_begin;
+  for (uint64_t k = 0; k < steps; ++k) {
+    size_t pb = PrevLineStart(buf, b);
+    if (pb == std::string_view::npos) {
+      hit_start = true;
+      break;
+    }
+    std::string_view line = buf.substr(pb, b - 1 - pb);  // LineAt: it ends where the last one began
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const bool boot_known = !std::isnan(st.boot);  // an uptime counts only then
+    const TimeSigns signs = LookForTimeSigns(line, boot_known);
+    if (signs.clock || signs.uptime) {  // else it certainly has no time (that counts)
+      LinePrefix pp = ParseTime(line, options_);
+      if (!std::isnan(pp.ts)) {
+        *ts = pp.ts;
+        *zoned = pp.zoned;
+        found = true;
+      } else if (!std::isnan(pp.uptime) && !std::isnan(st.boot)) {
+        *ts = st.boot + pp.uptime;
+        *zoned = st.boot_zoned;
+        found = true;
+      }
+    }
+    if (found) {
+      found_line = line_no - k - 1;
+      found_at = st.trimmed + pb;
+      break;
+    }
+    b = pb;
+  }
+  if (!found && !hit_start && memo_usable && memo.found && line_no - memo.found_line <= kTimeLookback &&
+      memo.found_at >= st.trimmed) {  // still in the buffer, where the search would have reached it
+    *ts = memo.ts;
+    *zoned = memo.zoned;
+    found = true;
+    found_line = memo.found_line;
+    found_at = memo.found_at;
+  }
+  memo.valid = true;
+  memo.line = line_no;
+  memo.boot = st.boot;
+  memo.found = found;
+  memo.found_line = found_line;
+  memo.found_at = found_at;
+  memo.ts = *ts;
+  memo.zoned = *zoned;
+  if (!found) {
+    *ts = st.last_ts;
+    *zoned = st.last_zoned;
+  }
+}
+
+void LogStream::EmitFolded(const Sink& sink) {
+  for (auto& seen : st_->repeatable)
+    if (seen.folding) {
+      seen.folding = false;
+      sink(std::move(seen.folded));
+    }
+}
+
 void LogStream::MatchRegion(size_t end, const Sink& sink) {
   const std::string_view buf = View(end);
   const std::string_view region = buf.substr(processed_);
@@ -297,6 +575,7 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
   if (std::isnan(st_->boot)) LearnBootTime(region);
   const auto& rules = matcher_.catalog().rules();
   State& st = *st_;
+  Reuse& re = *reuse_;
   candidates_.clear();
   matcher_.Scan(region, scratch_, candidates_);
   size_t counted_to = 0;
@@ -306,35 +585,58 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
     line_no += CountNewlines(region.data() + counted_to, region.data() + cand.begin);
     counted_to = cand.begin;
     if (line_no <= st.skip_through) continue;
-    CandidateLine at = cand;  // offsets in buf
-    at.begin += static_cast<uint32_t>(region_begin);
-    at.end += static_cast<uint32_t>(region_begin);
-    Record rec = FoldRecord(buf, end, at, line_no, ci + 1, candidates_, region_begin, options_);
-
-    RuleMatch m;
-    if (!matcher_.Confirm(rec.message, rec.rules, &m)) continue;
+    const LineSpan at{cand.begin + region_begin, cand.end + region_begin};  // offsets in buf
+    Record& rec = re.record;
+    std::string_view raw = buf.substr(at.begin, at.end - at.begin);  // LineAt, the end known
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    // A repeat of a line seen a moment ago (the same bytes but for the digits of its times)
+    // is what that line was: only its times are read. A record of one line qualifies (the
+    // next line is no indented continuation).
+    const bool next_indented = at.end + 1 < end && (buf[at.end + 1] == ' ' || buf[at.end + 1] == '\t');
+    const uint64_t key = RepeatKey(raw, cand.rules);
+    State::Repeatable* set = &st.repeatable[(key % State::kRepeatSets) * State::kRepeatWays];
+    State::Repeatable* seen = nullptr;  // the line this record's is, once known
+    const Confirmed* c = nullptr;
+    bool repeat = false;
+    for (size_t w = 0; w < State::kRepeatWays && !next_indented; ++w) {
+      State::Repeatable& r = set[w];
+      if (r.used && r.key == key && r.raw.size() == raw.size() && r.confirmed->stamp == r.stamp &&
+          std::equal(r.rules.begin(), r.rules.end(), cand.rules.begin(), cand.rules.end()) &&
+          ReparseRepeat(raw, r.raw, r.prefix, options_, &rec.prefix)) {
+        rec.first = rec.last = line_no;
+        c = r.confirmed;
+        seen = &r;
+        repeat = true;
+        break;
+      }
+    }
+    if (!repeat) {
+      FoldRecord(buf, end, at, cand.rules, line_no, ci + 1, candidates_, region_begin, options_, rec);
+      c = ConfirmRecord();
+      if (c->used && rec.first == line_no && rec.last == line_no && !rec.prefix.continuation && !next_indented) {
+        seen = set;  // the way used least recently takes this line
+        for (size_t w = 1; w < State::kRepeatWays; ++w)
+          if (set[w].used_at < seen->used_at) seen = &set[w];
+        if (seen->folding) {  // its line's run ends here
+          seen->folding = false;
+          sink(std::move(seen->folded));
+        }
+        seen->used = true;
+        seen->key = key;
+        seen->raw.assign(raw);
+        seen->rules.assign(cand.rules.begin(), cand.rules.end());
+        seen->prefix = rec.prefix;
+        seen->confirmed = c;
+        seen->stamp = c->stamp;
+        seen->device = nullptr;
+      }
+    }
+    if (seen) seen->used_at = ++st.repeat_clock;
+    if (!c->matched) continue;
     if (rec.last > line_no) st.skip_through = rec.last;
-    const Rule& rule = rules[m.rule];
-
-    LogEvent ev;
-    ev.rule = m.rule;
-    ev.rule_id = rule.id;
-    ev.line_class = rule.line_class;
-    ev.component = ParseComponent(rule.component).value_or(Component::kHost);
-    ev.cascade = rule.cascade;
-    ev.yields_to_user = rule.yields_to_user;
-    ev.fallback = rule.fallback;
-    ev.config_key = rule.config_key;
-    ev.line = line_no;
-    ev.first_line = rec.first;
-    ev.last_line = rec.last;
-    ev.rank = rec.prefix.rank;
-    ev.nccl_device = rec.prefix.nccl_device;
-    ev.fields = std::move(m.fields);
-    if (auto r = ev.Field("rank"); !r.empty() && ev.rank < 0)
-      if (auto v = ParseInt(r)) ev.rank = static_cast<int>(*v);
-    if (auto x = ev.Field("xid"); !x.empty())
-      if (auto v = ParseInt(x)) ev.xid = static_cast<int>(*v);
+    const Rule& rule = rules[c->rule];
+    // `seen` describes this record's line: its events may be folded there.
+    const bool own_slot = seen != nullptr;
 
     // Time: the record's own, else kernel uptime on the learnt boot clock (both exact);
     // else inherited from the nearest earlier line that has one (a lower bound only).
@@ -343,63 +645,91 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
       st.boot = prefix.ts - prefix.uptime;
       st.boot_zoned = prefix.zoned;
     }
-    ev.ts = prefix.ts;
-    ev.ts_zoned = prefix.zoned;
-    if (std::isnan(ev.ts) && !std::isnan(prefix.uptime) && !std::isnan(st.boot)) {
-      ev.ts = st.boot + prefix.uptime;
-      ev.ts_zoned = st.boot_zoned;
+    double ts = prefix.ts;
+    bool zoned = prefix.zoned;
+    if (std::isnan(ts) && !std::isnan(prefix.uptime) && !std::isnan(st.boot)) {
+      ts = st.boot + prefix.uptime;
+      zoned = st.boot_zoned;
     }
-    ev.ts_exact = !std::isnan(ev.ts);
-    if (std::isnan(ev.ts)) {
-      size_t b = at.begin;
-      for (int k = 0; k < kTimeLookback; ++k) {
-        size_t pb = PrevLineStart(buf, b);
-        if (pb == std::string_view::npos) break;
-        LinePrefix pp = ParsePrefix(LineAt(buf, pb), options_);
-        if (!std::isnan(pp.ts)) {
-          ev.ts = pp.ts;
-          ev.ts_zoned = pp.zoned;
-          break;
-        }
-        if (!std::isnan(pp.uptime) && !std::isnan(st.boot)) {
-          ev.ts = st.boot + pp.uptime;
-          ev.ts_zoned = st.boot_zoned;
-          break;
-        }
-        b = pb;
-      }
-      if (std::isnan(ev.ts)) {
-        ev.ts = st.last_ts;
-        ev.ts_zoned = st.last_zoned;
-      }
-    }
-    if (!std::isnan(ev.ts)) {
-      st.last_ts = ev.ts;
-      st.last_zoned = ev.ts_zoned;
+    const bool exact = !std::isnan(ts);
+    if (!exact) InheritTime(buf, at.begin, line_no, &ts, &zoned);
+    if (!std::isnan(ts)) {
+      st.last_ts = ts;
+      st.last_zoned = zoned;
     }
 
-    if (rule.xid_table != Rule::XidTable::kNone) {
-      if (rule.xid_table == Rule::XidTable::kXid) ev.rule_id = "xid-" + std::to_string(ev.xid);
-      XidDecision d = matcher_.catalog().ClassifyXid(rule.xid_table, ev.xid, rec.message, rule.line_class, rule.component);
-      ev.line_class = d.line_class;
-      ev.component = ParseComponent(d.component).value_or(ev.component);
+    // The class: a detail line takes the class of the report of its device it belongs to;
+    // without one (the report's own line unknown or not kept), the rule's own, if any.
+    LineClass line_class = c->line_class;
+    Component component = c->component;
+    State::DeviceReport* device = nullptr;
+    if (!c->pci.empty()) {
+      device = own_slot ? seen->device : nullptr;
+      if (!device) {
+        auto it = st.last_by_device.find(c->pci);
+        if (it != st.last_by_device.end()) device = &it->second;
+      }
     }
-    std::string pci = ToLower(ev.Field("pci"));
     if (rule.inherit) {
-      // A detail line takes the class of the report it belongs to; without one (the
-      // report's own line unknown or not kept), the rule's own class, if it has one.
-      auto it = st.last_by_device.find(pci);
-      const bool has_report = !pci.empty() && it != st.last_by_device.end() && line_no - it->second.first <= kInheritWindow;
+      const bool has_report = device && line_no - device->line <= kInheritWindow;
       if (has_report) {
-        ev.line_class = it->second.second.line_class;
-        ev.component = it->second.second.component;
+        line_class = device->line_class;
+        component = device->component;
       } else if (rule.line_class == LineClass::kNone) {
         continue;
       }
     }
-    if (rule.fold_traceback) ev.traceback_line = TracebackHeader(buf, at.begin, line_no, prefix.rank, options_);
-    if (!pci.empty()) st.last_by_device[pci] = {line_no, ev};
-    ev.text = SanitizeForOutput(rec.message, 1024);
+    if (!c->pci.empty()) {
+      if (!device) device = &st.last_by_device.emplace(c->pci, State::DeviceReport()).first->second;
+      *device = {line_no, line_class, component};
+      if (own_slot) seen->device = device;  // map nodes stay where they are
+    }
+
+    const int rank = prefix.rank >= 0 ? prefix.rank : c->field_rank;
+    const int side = options_.window_side ? options_.window_side(ts, exact, zoned) : 0;
+    if (options_.fold_repeats && own_slot && repeat && seen->folding && seen->folded.line_class == line_class &&
+        seen->folded.component == component && seen->folded.ts_exact == exact && seen->folded.ts_zoned == zoned &&
+        seen->folded.rank == rank && seen->folded.nccl_device == prefix.nccl_device && seen->folded_side == side) {
+      AddRecord(seen->folded, line_no, ts, c->text);  // the same evidence once more
+      continue;
+    }
+
+    // Every field is set: the event's buffers are reused from the last one when the sink
+    // left them (an aggregating sink keeps only the first of each evidence).
+    LogEvent& ev = re.event;
+    ev.rule = c->rule;
+    ev.rule_id.assign(c->rule_id);
+    ev.line_class = line_class;
+    ev.component = component;
+    ev.cascade = rule.cascade;
+    ev.yields_to_user = rule.yields_to_user;
+    ev.fallback = rule.fallback;
+    ev.config_key.assign(rule.config_key);
+    ev.line = line_no;
+    ev.first_line = rec.first;
+    ev.last_line = rec.last;
+    ev.traceback_line = rule.fold_traceback ? TracebackHeader(buf, at.begin, line_no, prefix.rank, options_) : 0;
+    ev.ts = ts;
+    ev.ts_exact = exact;
+    ev.ts_zoned = zoned;
+    ev.rank = rank;
+    ev.nccl_device = prefix.nccl_device;
+    ev.xid = c->xid;
+    ev.fields = c->fields;
+    ev.text.assign(c->text);
+    ev.count = 1;
+    ev.latest_line = 0;
+    ev.latest_ts = NAN;
+    ev.uptime = std::isnan(ts) ? prefix.uptime : NAN;
+    ev.samples.clear();
+    if (options_.fold_repeats && own_slot) {
+      // The first record of what may become a run of repeats: held until the run ends.
+      if (seen->folding) sink(std::move(seen->folded));
+      seen->folded = ev;
+      seen->folded_side = side;
+      seen->folding = true;
+      continue;
+    }
     sink(std::move(ev));
   }
   const uint64_t lines = line_no - line_no_ + CountNewlines(region.data() + counted_to, region.data() + region.size());

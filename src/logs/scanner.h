@@ -6,6 +6,11 @@
 // time; the last event per device) and holds back the last record until the next line
 // shows it complete (or Flush). Memory stays bounded (chunk, look-back and line limits);
 // a line longer than max_line_bytes is cut (its head is still matched) and counted.
+// Repeats are cheap (a log storm): a candidate line that repeats one seen a moment ago but
+// for the digits of its time stamp is that line again, and only its time is read; a
+// message the rules confirmed a moment ago skips RE2; the event handed to the sink is
+// built in buffers reused from the last one (a sink that does not move from it costs no
+// allocation); with fold_repeats the repeats are added to their line's event here.
 // Never throws on content. Thread-compatible: one LogStream per thread.
 // Scanner reads whole files through a LogStream it reuses (one per thread).
 #pragma once
@@ -29,12 +34,24 @@ struct ScanOptions {
   size_t max_line_bytes = 1u << 20;   // longer lines are cut to this many bytes
   size_t lookback_bytes = 64u << 10;  // kept from before a piece, for folding and inherited times
   bool host_labels = false;           // the job's output: pdsh's "host: " may lead any line (line_prefix.h)
+  // A log storm folded as it is scanned: a record that repeats a line seen a moment ago
+  // (the same bytes but for the digits of its times) and is the same evidence as that
+  // line's event (logs/event_aggregate.h) is added to it (a count, its last line and time,
+  // the first few as samples) instead of being handed out. Such an event reaches the sink
+  // when its run ends, at the latest at Flush: events then come in order of their first
+  // line only per run. Off where each record is needed on its own, in line order (the
+  // agent's streams, `aegis classify`).
+  bool fold_repeats = false;
+  // With fold_repeats: the side of the job's time window a time is on (engine/job_window.h's
+  // WindowSide); records on different sides are not folded together. Empty: no job known.
+  std::function<int(double ts, bool exact, bool zoned)> window_side;
 };
 
 struct ScanStats {
   uint64_t bytes = 0;
   uint64_t lines = 0;
   uint64_t cut_lines = 0;  // lines longer than max_line_bytes
+  double last_uptime = NAN;  // the kernel uptime of the log's newest line that has one (at its end)
   Status status;           // an I/O error; ok when the whole input was read
 };
 
@@ -47,7 +64,8 @@ class LogStream {
   LogStream& operator=(const LogStream&) = delete;
 
   // The next bytes of the log (any size, any split). Events of complete records reach
-  // `sink` in line order.
+  // `sink` in line order. The sink may move from the event it is given, or leave it
+  // (its buffers then serve the next one).
   void Feed(std::string_view bytes, const Sink& sink);
   // Reads everything `fd` has now (to its end) into the stream. An I/O error is returned.
   Status FeedFd(int fd, const Sink& sink);
@@ -61,6 +79,8 @@ class LogStream {
 
  private:
   struct State;
+  struct Confirmed;
+  struct Reuse;
   // The bytes [old_size, size_) were just added to the buffer: cut an overlong last line,
   // then match every record that is complete.
   void Appended(size_t old_size, const Sink& sink);
@@ -71,6 +91,14 @@ class LogStream {
   // Where the record that may still get continuation lines starts (npos: none held).
   size_t HoldBackFrom(size_t end) const;
   void LearnBootTime(std::string_view region);
+  void NoteLastUptime(size_t end);  // stats_.last_uptime from the lines before `end`
+  // What the rules make of the record being built: remembered for its message, or
+  // confirmed now (null when no rule matches).
+  const Confirmed* ConfirmRecord();
+  // An untimed record's time, inherited from the nearest earlier line that has one.
+  void InheritTime(std::string_view buf, size_t line_begin, uint64_t line_no, double* ts, bool* zoned);
+  // The events being folded (ScanOptions::fold_repeats) go to the sink.
+  void EmitFolded(const Sink& sink);
 
   const Matcher& matcher_;
   ScanOptions options_;
@@ -85,6 +113,7 @@ class LogStream {
   bool skipping_ = false;   // inside a cut line: drop bytes until its '\n'
   ScanStats stats_;
   std::unique_ptr<State> st_;
+  std::unique_ptr<Reuse> reuse_;  // kept by Reset
 };
 
 class Scanner {

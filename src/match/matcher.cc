@@ -106,7 +106,7 @@ struct ScanContext {
   const std::vector<std::vector<uint32_t>>* expression_rules;
 };
 
-void AddRules(std::vector<uint32_t>& to, const std::vector<uint32_t>& rules) {
+void AddRules(CandidateRules& to, const std::vector<uint32_t>& rules) {
   for (uint32_t r : rules)
     if (std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
 }
@@ -142,7 +142,7 @@ int OnMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, uns
   CandidateLine c;
   c.begin = static_cast<uint32_t>(begin);
   c.end = static_cast<uint32_t>(end);
-  c.rules = rules;
+  for (uint32_t r : rules) c.rules.push_back(r);  // the plan lists each rule of an expression once
   out.push_back(std::move(c));
   return 0;
 }
@@ -152,8 +152,10 @@ void Matcher::Scan(std::string_view text, Scratch& scratch, std::vector<Candidat
   if (text.empty()) return;
   ScanContext ctx{text, &out, out.size(), &expression_rules_};
   hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch.s_, OnMatch, &ctx);
-  std::sort(out.begin() + static_cast<std::ptrdiff_t>(ctx.first), out.end(),
-            [](const CandidateLine& a, const CandidateLine& b) { return a.begin < b.begin; });
+  // Matches come in order of their end, so the lines almost always are in order already.
+  auto by_begin = [](const CandidateLine& a, const CandidateLine& b) { return a.begin < b.begin; };
+  const auto first = out.begin() + static_cast<std::ptrdiff_t>(ctx.first);
+  if (!std::is_sorted(first, out.end(), by_begin)) std::sort(first, out.end(), by_begin);
 }
 
 bool Matcher::Confirm(std::string_view message, const std::vector<uint32_t>& candidates, RuleMatch* out) const {

@@ -7,6 +7,7 @@
 // A Matcher is immutable and shared by all threads; each thread owns a Scratch. The
 // compiled database is kept on disk between processes (match/database_cache.h).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,11 +25,38 @@ class RE2;
 
 namespace aegis {
 
+// The rules a candidate line may match: a few, held inline (a log storm makes a candidate
+// of every line, and none of them allocates), more in a vector.
+class CandidateRules {
+ public:
+  const uint32_t* begin() const { return size_ <= kInline ? inline_ : more_.data(); }
+  const uint32_t* end() const { return begin() + size_; }
+  const uint32_t* data() const { return begin(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void push_back(uint32_t rule) {
+    if (size_ < kInline) {
+      inline_[size_++] = rule;
+      return;
+    }
+    if (size_ == kInline) more_.assign(inline_, inline_ + kInline);
+    more_.push_back(rule);
+    ++size_;
+  }
+  bool operator==(const CandidateRules& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+ private:
+  static constexpr size_t kInline = 6;
+  uint32_t inline_[kInline] = {};
+  size_t size_ = 0;
+  std::vector<uint32_t> more_;  // all of them, once there are more than kInline
+};
+
 // A line of the scanned buffer that at least one rule may match.
 struct CandidateLine {
   uint32_t begin = 0;  // offset of the line's first byte in the buffer
   uint32_t end = 0;    // offset of its '\n' (or the buffer end)
-  std::vector<uint32_t> rules;  // indexes into Catalog::rules(), unordered, no repeats
+  CandidateRules rules;  // indexes into Catalog::rules(), unordered, no repeats
 };
 
 struct RuleMatch {

@@ -12,6 +12,7 @@
 #include "ccl/reader.h"
 #include "common/parallel.h"
 #include "common/time.h"
+#include "logs/event_aggregate.h"
 #include "logs/scanner.h"
 #include "metrics/prom_reader.h"
 #include "metrics/prometheus_client.h"
@@ -99,8 +100,36 @@ std::vector<LogFile> ListLogs(const fs::path& root, const std::set<std::string>&
   return logs;
 }
 
-std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, const ScanOptions& so,
-                                 int threads) {
+// A bundle is collected when its job has ended, within a day of the end at the latest.
+constexpr double kCollectedWithinS = 86400;
+
+// A kernel log printed with uptimes only (plain `dmesg`) has no line that tells its boot
+// time. Its newest line was printed before the log was collected, so a record printed
+// (newest - uptime) seconds before that line is no later than the job's end plus
+// kCollectedWithinS minus those seconds. When even that is before the job started, the
+// record is history, and it gets that bound as its time; otherwise it keeps no time (an
+// upper bound says nothing about where in the window it was). A reboot inside the log
+// (uptimes start again) only makes the bound later. An event of several records is left
+// alone: its last record's uptime is not kept.
+void PlaceUptimeOnly(std::vector<LogEvent>& events, double newest_uptime, const Job& job) {
+  if (std::isnan(newest_uptime) || std::isnan(job.started_at) || std::isnan(job.ended_at)) return;
+  for (LogEvent& ev : events) {
+    if (!std::isnan(ev.ts) || std::isnan(ev.uptime) || ev.count > 1) continue;
+    const double latest = job.ended_at + kCollectedWithinS - (newest_uptime - ev.uptime);
+    if (latest >= job.started_at) continue;
+    ev.ts = latest;
+    ev.ts_exact = ev.ts_zoned = true;  // a bound on the epoch clock of job.json: no zone to allow for
+  }
+}
+
+// Each log's events aggregated as they are found (logs/event_aggregate.h), apart on
+// either side of the job's time window as the builder keeps them: the scanner folds the
+// repeats of a line, and what it hands out is aggregated by evidence. A log that repeats a
+// line costs one event.
+std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher& matcher, ScanOptions so,
+                                 const Job& job, const WindowOptions& window, int threads) {
+  so.fold_repeats = true;
+  so.window_side = [&](double ts, bool exact, bool zoned) { return WindowSide(ts, exact, zoned, job, window); };
   std::vector<ScannedLog> out(logs.size());
   ScanOptions job_output = so;  // training logs: pdsh's "host: " labels may lead any line
   job_output.host_labels = true;
@@ -110,9 +139,12 @@ std::vector<ScannedLog> ScanLogs(const std::vector<LogFile>& logs, const Matcher
       const bool train = logs[i].kind == SourceKind::kTrain;
       std::unique_ptr<Scanner>& scanner = train ? scanners->second : scanners->first;
       if (!scanner) scanner = std::make_unique<Scanner>(matcher, train ? job_output : so);
+      LogAggregator events([&](const LogEvent& ev) { return WindowSide(ev, job, window, logs[i].host); });
       out[i].stats = scanner->ScanFile(logs[i].path, [&](LogEvent&& ev) {
-        if (ev.line_class != LineClass::kNone) out[i].events.push_back(std::move(ev));
+        if (ev.line_class != LineClass::kNone) events.Add(std::move(ev));
       });
+      out[i].events = events.Take();
+      if (logs[i].kind == SourceKind::kKernel) PlaceUptimeOnly(out[i].events, out[i].stats.last_uptime, job);
     };
   });
   return out;
@@ -203,8 +235,9 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   std::string job_text;
   if (Status s = ReadJsonFile(root / "job.json", &job_text); !s.ok()) return s.IsNotFound() ? missing("job.json") : s;
 
-  // The logs are most of the work and need only the job's start (the year of yearless
-  // times): they are scanned while the topology, the facts and the probes are read.
+  // The logs are most of the work and need only the job's times (the year of yearless
+  // times; the window whose sides repeated events are kept apart by): they are scanned
+  // while the topology, the facts and the probes are read.
   Job job;
   double ref = static_cast<double>(std::time(nullptr));
   if (ParseJob(job_text, &job, nullptr).ok() && !std::isnan(job.started_at)) ref = job.started_at;
@@ -217,7 +250,10 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   so.ref_time = ref;
   const std::vector<LogFile> logs = ListLogs(root, folders);
   // An early return waits for the scan too: std::async's future joins in its destructor.
-  auto scan = std::async(std::launch::async, [&] { return ScanLogs(logs, matcher, so, options.threads); });
+  // The scan keeps its own copy of the job (its window); `job` is parsed again below.
+  auto scan = std::async(std::launch::async, [&, window_job = job, window = b->options().window] {
+    return ScanLogs(logs, matcher, so, window_job, window, options.threads);
+  });
 
   // Parsed in this order, topology first, so that their problems are reported in it.
   std::string text;

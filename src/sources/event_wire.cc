@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "logs/event_aggregate.h"
+
 namespace aegis {
 
 using nlohmann::json;
@@ -50,6 +52,14 @@ json LogEventToWire(const WireLogEvent& w) {
   for (const auto& [k, v] : e.fields) fields[k] = v;
   j["fields"] = std::move(fields);
   j["text"] = e.text;
+  if (e.count > 1) {  // repeats of this evidence shipped as a count (logs/event_aggregate.h)
+    j["count"] = e.count;
+    j["latest_line"] = e.LatestLine();
+    j["latest_ts"] = std::isnan(e.LatestTs()) ? json(nullptr) : json(e.LatestTs());
+    json samples = json::array();
+    for (const auto& s : e.samples) samples.push_back({{"line", s.line}, {"text", s.text}});
+    j["samples"] = std::move(samples);
+  }
   return j;
 }
 
@@ -76,6 +86,50 @@ Status Get(const json& j, const char* key, T* out, bool required = false) {
     *out = it->get<T>();
   } catch (const json::exception&) {
     return Status::InvalidArgument(std::string("log event: \"") + key + "\" has the wrong type");
+  }
+  return Status::Ok();
+}
+
+// "count", "latest_line", "latest_ts" and "samples": the records after the first that
+// the event stands for. Absent: one record.
+Status RepeatsFromWire(const json& j, LogEvent* e) {
+  Status s;
+  auto step = [&](Status st) {
+    if (s.ok() && !st.ok()) s = st;
+  };
+  uint64_t latest_line = 0;
+  double latest_ts = NAN;
+  step(Get(j, "count", &e->count));
+  step(Get(j, "latest_line", &latest_line));
+  step(Get(j, "latest_ts", &latest_ts));
+  if (!s.ok()) return s;
+  if (e->count == 0) return Status::InvalidArgument("log event: count must be at least 1");
+  auto samples = j.find("samples");
+  const bool has_samples = samples != j.end() && !samples->is_null();
+  if (e->count == 1) {
+    if ((latest_line != 0 && latest_line != e->line) || (has_samples && !samples->empty()))
+      return Status::InvalidArgument("log event: latest_line and samples need a count above 1");
+    return Status::Ok();
+  }
+  if (latest_line == 0) latest_line = e->line;
+  if (latest_line < e->line) return Status::InvalidArgument("log event: latest_line before line");
+  e->latest_line = latest_line;
+  e->latest_ts = latest_ts;
+  if (!has_samples) return Status::Ok();
+  if (!samples->is_array()) return Status::InvalidArgument("log event: \"samples\" is not an array");
+  if (samples->size() > kMaxEventSamples || samples->size() >= e->count)
+    return Status::InvalidArgument("log event: more samples than the count allows");
+  uint64_t after = e->line;
+  for (const auto& sample : *samples) {
+    EventSample out;
+    if (!sample.is_object()) return Status::InvalidArgument("log event: a sample is not an object");
+    step(Get(sample, "line", &out.line, true));
+    step(Get(sample, "text", &out.text, true));
+    if (!s.ok()) return Status::InvalidArgument("log event: a sample needs a whole \"line\" and a \"text\"");
+    if (out.line <= after || out.line > latest_line)
+      return Status::InvalidArgument("log event: sample lines must increase, after line and up to latest_line");
+    after = out.line;
+    e->samples.push_back(std::move(out));
   }
   return Status::Ok();
 }
@@ -134,6 +188,7 @@ Status LogEventFromWire(const json& j, WireLogEvent* out) {
   auto comp = ParseComponent(component);
   if (!comp) return Status::InvalidArgument("log event: unknown component \"" + component + "\"");
   e.component = *comp;
+  if (Status r = RepeatsFromWire(j, &e); !r.ok()) return r;
   if (auto f = j.find("fields"); f != j.end() && !f->is_null()) {
     if (!f->is_object()) return Status::InvalidArgument("log event: \"fields\" is not an object");
     for (auto it = f->begin(); it != f->end(); ++it) {

@@ -8,6 +8,10 @@
 //    "traceback_line": 0, "fields": {"pci": "0000:18:00"}, "text": "NVRM: Xid ..."}
 // plus "fallback": true for a record a lower-confidence catch-all rule classified (absent
 // otherwise).
+// An event that stands for repeats of the same evidence (logs/event_aggregate.h) adds
+//   "count": 812345, "latest_line": 913402, "latest_ts": 1764501123.4,
+//   "samples": [{"line": 1880, "text": "..."}]
+// (the other fields are its first record's); without them it is one record.
 // Reading validates every field: an unknown class, component or source is an
 // InvalidArgument naming the field, never a new category. Pure functions.
 #pragma once

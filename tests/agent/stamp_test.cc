@@ -47,7 +47,7 @@ TEST(Stamps, AHeldBackRecordKeepsTheTimeItsFirstLineWasRead) {
 TEST(Stamps, EventsAreTaggedWithTheJobOfTheirReadTime) {
   AgentCounters counters;
   double now = 100;
-  EventOutput out(&counters, [&] { return now; });
+  EventOutput out(&counters, /*coalesce_logs=*/false, [&] { return now; });
   auto last = [&] { return nlohmann::json::parse(out.events().back()); };
   out.Add(EventType::kLog, R"({"id":"a","type":"log"})", 90);
   EXPECT_EQ(last()["read_at"], 90);

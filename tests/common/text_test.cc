@@ -28,6 +28,10 @@ TEST(Text, SanitizeCutsLongText) {
   std::string s = SanitizeForOutput(std::string(5000, 'x'), 100);
   EXPECT_EQ(s.size(), 103u);
   EXPECT_EQ(s.substr(100), "...");
+  // Cut where a character ends, ASCII runs and other characters mixed.
+  EXPECT_EQ(SanitizeForOutput("abc\xC3\xA9" "def", 4), "abc\xC3\xA9...");
+  EXPECT_EQ(SanitizeForOutput("abc\xC3\xA9" "def", 3), "abc...");
+  EXPECT_EQ(SanitizeForOutput("a\tb\x7F" " c\xC3\xA9\x01", 100), "a\tb\xEF\xBF\xBD" " c\xC3\xA9\xEF\xBF\xBD");
 }
 
 TEST(Text, Numbers) {

@@ -93,13 +93,18 @@ TEST(IncidentBuilder, CapsEventsPerFileAndClassAndSaysSo) {
   IncidentBuilder::Options o;
   o.max_events_per_class = 3;
   IncidentBuilder b(o);
+  // Ten distinct hints (ten GPUs), the last one twice: repeats are counted, not capped;
+  // distinct events beyond the cap are, and their records said.
   std::string text;
-  for (int i = 0; i < 10; ++i) text += "[ 5.0] NVRM: Xid (PCI:0000:18:00): 63, pid=1, Row Remapper: New row marked\n";
+  for (int i = 0; i < 10; ++i)
+    text += "[ 5.0] NVRM: Xid (PCI:0000:" + std::to_string(10 + i) + ":00): 63, pid=1, Row Remapper: New row marked\n";
+  text += "[ 5.0] NVRM: Xid (PCI:0000:19:00): 63, pid=1, Row Remapper: New row marked\n";
   for (auto& e : ScanLines(text)) b.AddLogEvent("node-1", SourceKind::kKernel, "nodes/node-1/kernel.log", e);
   EXPECT_EQ(b.View().events.size(), 3u);
   Verdict v = Decide(b.View(), test::ShippedCatalog());
   ASSERT_EQ(v.unreadable.size(), 1u);
-  EXPECT_NE(v.unreadable[0].reason.find("7 repeated events"), std::string::npos);
+  EXPECT_NE(v.unreadable[0].reason.find("8 records of events beyond the per-file cap"), std::string::npos)
+      << v.unreadable[0].reason;
 }
 
 TEST(IncidentBuilder, ReportsAreListedAsMissingOrUnreadable) {

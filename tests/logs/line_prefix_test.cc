@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "common/time.h"
+#include "rules/labelled_lines.h"
 
 namespace aegis {
 namespace {
@@ -129,6 +132,104 @@ TEST(LinePrefix, NeverFails) {
     LinePrefix p = ParseLinePrefix(s, 2026);
     EXPECT_LE(p.message_offset, s.size()) << s;
   }
+}
+
+// A repeat's prefix read again from its times alone is what a full parse gives.
+void ExpectSamePrefix(const LinePrefix& got, const LinePrefix& want, const std::string& line) {
+  EXPECT_EQ(std::isnan(got.ts), std::isnan(want.ts)) << line;
+  if (!std::isnan(want.ts)) {
+    EXPECT_EQ(std::memcmp(&got.ts, &want.ts, sizeof got.ts), 0) << line << ": to the bit";
+  }
+  EXPECT_EQ(std::isnan(got.uptime), std::isnan(want.uptime)) << line;
+  if (!std::isnan(want.uptime)) {
+    EXPECT_EQ(got.uptime, want.uptime) << line;
+  }
+  EXPECT_EQ(got.zoned, want.zoned) << line;
+  EXPECT_EQ(got.yearless, want.yearless) << line;
+  EXPECT_EQ(got.rank, want.rank) << line;
+  EXPECT_EQ(got.nccl_device, want.nccl_device) << line;
+  EXPECT_EQ(got.continuation, want.continuation) << line;
+  EXPECT_EQ(got.message_offset, want.message_offset) << line;
+}
+
+TEST(LinePrefix, ARepeatedLineIsReadFromItsTimesAlone) {
+  const std::pair<std::string, std::string> repeats[] = {
+      {"2026-11-30T10:11:12.000000+00:00 node-0007 kernel: NVRM: Xid (PCI:0000:18:00): 95, pid=7",
+       "2026-11-30T10:11:13.250001+00:00 node-0007 kernel: NVRM: Xid (PCI:0000:18:00): 95, pid=7"},
+      {"2026-11-30T10:11:12.000000+00:00 node-0007 kernel: NVRM: Xid (PCI:0000:18:00): 95, pid=7",
+       "2026-12-01T00:00:01.999999+00:00 node-0007 kernel: NVRM: Xid (PCI:0000:18:00): 95, pid=7"},  // another day
+      {"2026-11-30T10:11:12.000000+00:00 node-0007 kernel: NVRM: x",
+       "2026-11-30T10:11:12.000000-05:00 node-0007 kernel: NVRM: x"},  // another zone
+      {"2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1313 [3] NCCL WARN x",
+       "2025-11-09 15:39:35.911 +08:00 [2025-11-09 07:39:30] h100-28:238:1313 [3] NCCL WARN x"},
+      {"Nov 30 10:11:12 node-0007 kernel: [ 8421.113902] NVRM: Xid", "Nov 30 10:12:02 node-0007 kernel: [ 8471.200000] NVRM: Xid"},
+      {"[ 8421.113902] NVRM: Xid (PCI:0000:18:00): 79", "[ 9421.993902] NVRM: Xid (PCI:0000:18:00): 79"},
+      {"[Mon Nov 30 10:11:12 2026] NVRM: Xid", "[Mon Nov 30 10:59:59 2026] NVRM: Xid"},
+      {"[rank3]:[2026-11-30 10:11:12,123] x", "[rank3]:[2026-11-30 10:11:17,999] x"},
+      {"[rank3]:node-1:41003:41080 [3] NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.",
+       "[rank3]:node-1:41003:41080 [3] NCCL INFO NCCL_IB_TIMEOUT set by environment to 22."},  // untimed, the same
+  };
+  for (const auto& [first, repeat] : repeats) {
+    LinePrefix like = ParseLinePrefix(first, 2026);
+    ASSERT_TRUE(ReparseRepeatedPrefix(repeat, first, 2026, &like)) << repeat;
+    ExpectSamePrefix(like, ParseLinePrefix(repeat, 2026), repeat);
+  }
+}
+
+TEST(LinePrefix, ALineThatDiffersBeyondItsTimesIsNoRepeat) {
+  const std::string first = "[rank3]:2026-11-30T10:11:12.000000+00:00 NVRM: Xid (PCI:0000:18:00): 95, pid=7";
+  for (std::string other : {
+           "[rank4]:2026-11-30T10:11:12.000000+00:00 NVRM: Xid (PCI:0000:18:00): 95, pid=7",   // the rank
+           "[rank3]:2026-11-30T10:11:12.000000+00:00 NVRM: Xid (PCI:0000:18:00): 95, pid=8",   // the message
+           "[rank3]:2026-11-30T10:11:12.000000+00:00 NVRM: Xid (PCI:0000:18:00): 95, pid=77",  // the length
+           "[rank3]:2026-11-30T10:11:99.000000+00:00 NVRM: Xid (PCI:0000:18:00): 95, pid=7",   // no time
+           "[rank3]:2026-11-30T10:11:12.000000+0000 NVRM: Xid (PCI:0000:18:00): 95, pid=7x",   // read to another end
+       }) {
+    LinePrefix like = ParseLinePrefix(first, 2026);
+    EXPECT_FALSE(ReparseRepeatedPrefix(other, first, 2026, &like)) << other;
+  }
+  LinePrefix like = ParseLinePrefix("[ 8421.113902] NVRM: x", 2026);
+  EXPECT_FALSE(ReparseRepeatedPrefix("[ 8421-113902] NVRM: x", "[ 8421.113902] NVRM: x", 2026, &like));
+}
+
+TEST(LinePrefix, TimeSignsNeverMissATime) {
+  // Every line whose prefix has a time or an uptime shows the signs of it; a line without
+  // them (most of a job's chatter) has neither.
+  std::vector<std::string> lines = {"[ 8421.113902] NVRM: Xid", "[Mon Nov 30 10:11:12 2026] NVRM: Xid",
+                                    "Nov 30 10:11:12 node-0007 kernel: [ 8421.113902] NVRM: Xid",
+                                    "2026-11-30T10:11:12+0000 node-0007 kernel: NVRM: Xid", "kern  :err   : [ 8421.113902] x",
+                                    "192.168.11.119: kern:     err: [2026-04-22T21:25:20.466440686Z]: nvidia-nvswitch1: SXid",
+                                    "[rank3]:[E1130 10:11:12.5 ProcessGroupNCCL.cpp:1] x", "<4>[ 12.5] NVRM: x"};
+  for (const char* f : {"/corpus/frameworks.tsv", "/corpus/kernel.tsv", "/real-log-lines.tsv"})
+    for (const auto& row : test::LoadLabelled(std::string(AEGIS_TEST_DATA) + f)) lines.push_back(row.line);
+  size_t timed = 0;
+  for (const auto& line : lines) {
+    const LinePrefix p = ParseLinePrefix(line, 2026);
+    const TimeSigns signs = LookForTimeSigns(line);
+    if (!std::isnan(p.ts)) {
+      EXPECT_TRUE(signs.clock) << line;
+    }
+    if (!std::isnan(p.uptime)) {
+      EXPECT_TRUE(signs.uptime) << line;
+    }
+    timed += !std::isnan(p.ts) || !std::isnan(p.uptime);
+  }
+  EXPECT_GT(timed, 100u);
+  // ParseLineTime, which stops at the time, reads the same time.
+  for (const auto& line : lines) {
+    const LinePrefix full = ParseLinePrefix(line, 2026), quick = ParseLineTime(line, 2026);
+    EXPECT_EQ(std::isnan(full.ts), std::isnan(quick.ts)) << line;
+    if (!std::isnan(full.ts)) {
+      EXPECT_EQ(full.ts, quick.ts) << line;
+      EXPECT_EQ(full.zoned, quick.zoned) << line;
+      EXPECT_EQ(full.yearless, quick.yearless) << line;
+    } else if (!std::isnan(full.uptime)) {
+      EXPECT_EQ(full.uptime, quick.uptime) << line;
+    }
+  }
+  const TimeSigns none = LookForTimeSigns("node-0001:41002:41079 [2] NCCL INFO Channel 00/0 : 0[0] -> 1[0] via NET/IB/0");
+  EXPECT_FALSE(none.clock);
+  EXPECT_FALSE(none.uptime);
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <random>
 
+#include "common/time.h"
+#include "logs/event_aggregate.h"
+#include "logs/line_prefix.h"
 #include "test_util.h"
 
 namespace aegis {
@@ -258,6 +261,184 @@ TEST(LogStream, ResetStartsANewLog) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].line, 1u);
   EXPECT_EQ(stream.stats().lines, 1u);
+}
+
+// Repeated lines (a storm) are recognised and read from their times alone: every record
+// still gets its own line, time and text.
+TEST(Scanner, RepeatedLinesEachKeepTheirOwnLineTimeAndText) {
+  std::string text;
+  std::vector<std::pair<uint64_t, double>> want;  // line, time
+  std::vector<int> pids;
+  uint64_t line = 0;
+  char stamp[64];
+  for (int i = 0; i < 300; ++i) {
+    const double t = 1796032800.0 + i * 0.37 + (i >= 150 ? 86400 : 0);  // a new day half-way
+    const long long whole = static_cast<long long>(t);
+    const int micros = static_cast<int>((t - static_cast<double>(whole)) * 1e6 + 0.5);
+    const long long day = whole / 86400, sec = whole % 86400;
+    std::snprintf(stamp, sizeof stamp, "2026-%02lld-%02lldT%02lld:%02lld:%02lld.%06d+00:00", day == 20787 ? 11LL : 12LL,
+                  day == 20787 ? 30LL : 1LL, sec / 3600, sec % 3600 / 60, sec % 60, micros);
+    const int pid = 1000 + i / 50;  // the message changes every 50 lines
+    text += std::string(stamp) + " node-7 kernel: NVRM: Xid (PCI:0000:18:00): 95, pid=" + std::to_string(pid) +
+            ", name=python, Uncontained: FBHUB.\n";
+    want.emplace_back(++line, *ParseIsoTime(stamp));
+    pids.push_back(pid);
+    if (i % 7 == 3) {
+      text += "some chatter between them\n";
+      ++line;
+    }
+  }
+  ScanOptions small;
+  small.chunk_bytes = 1000;  // many regions
+  const auto ev = Scan(text, small);
+  ASSERT_EQ(ev.size(), want.size());
+  for (size_t i = 0; i < ev.size(); ++i) {
+    EXPECT_EQ(ev[i].line, want[i].first) << i;
+    EXPECT_EQ(ev[i].ts, want[i].second) << i;  // to the bit
+    EXPECT_TRUE(ev[i].ts_exact);
+    EXPECT_TRUE(ev[i].ts_zoned);
+    EXPECT_NE(ev[i].text.find("pid=" + std::to_string(pids[i])), std::string::npos) << ev[i].text;
+    EXPECT_EQ(ev[i].rule_id, "xid-95");
+  }
+}
+
+// An untimed record inherits the time of the nearest earlier line that has one (within 64
+// lines), else that of the last record: the same whether the search starts afresh or
+// continues from the last untimed record's.
+TEST(Scanner, InheritedTimesAreTheNearestEarlierOnes) {
+  std::mt19937 rng(5);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3000; ++i) {
+    const int kind = static_cast<int>(rng() % 10);
+    const bool quiet = (i / 400) % 3 == 2;  // long stretches without a time
+    if (kind < 3 && !quiet) {
+      lines.push_back(std::string("[rank1]:[2026-11-30 10:") + std::to_string(10 + i / 100) + ":" + std::to_string(10 + i % 50) +
+                      ",123] step " + std::to_string(i));
+    } else if (kind < 6) {
+      lines.push_back(std::string("[rank") + std::to_string(rng() % 4) + "]:node-1:41000:41077 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0]");
+    } else {
+      const int r = static_cast<int>(rng() % 4);
+      lines.push_back(std::string("[rank") + std::to_string(r) + "]:node-1:4100" + std::to_string(r) + ":4107" + std::to_string(r) +
+                      " [" + std::to_string(r) + "] NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.");
+    }
+  }
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  // The rule, one line at a time.
+  std::vector<double> want;
+  double last = NAN;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("NCCL_IB_TIMEOUT") == std::string::npos) continue;
+    double t = NAN;
+    for (size_t j = i; j > 0 && i - j < 64; --j) {
+      const LinePrefix p = ParseLinePrefix(lines[j - 1], 2026);
+      if (!std::isnan(p.ts)) {
+        t = p.ts;
+        break;
+      }
+    }
+    if (std::isnan(t)) t = last;
+    want.push_back(t);
+    if (!std::isnan(t)) last = t;
+  }
+  for (size_t chunk : {size_t{4u << 20}, size_t{777}}) {
+    ScanOptions o;
+    o.chunk_bytes = chunk;
+    const auto ev = Scan(text, o);
+    ASSERT_EQ(ev.size(), want.size());
+    for (size_t k = 0; k < ev.size(); ++k) {
+      EXPECT_FALSE(ev[k].ts_exact);
+      if (std::isnan(want[k])) EXPECT_TRUE(std::isnan(ev[k].ts)) << k;
+      else EXPECT_EQ(ev[k].ts, want[k]) << "record " << k << " at line " << ev[k].line;
+    }
+  }
+}
+
+// Folding repeats in the scanner gives the aggregates that aggregating every record does.
+TEST(Scanner, FoldedRepeatsAreTheAggregatesOfEveryRecord) {
+  std::mt19937 rng(9);
+  std::string text;
+  for (int i = 0; i < 4000; ++i) {
+    const double t = 1796032800.0 - 120 + i * 0.05;  // the job starts 2 minutes in
+    char stamp[64];
+    const long long whole = static_cast<long long>(t);
+    std::snprintf(stamp, sizeof stamp, "2026-11-30T%02lld:%02lld:%02lld.%03d+00:00", whole % 86400 / 3600,
+                  whole % 3600 / 60, whole % 60, static_cast<int>((t - static_cast<double>(whole)) * 1000 + 0.5));
+    switch (rng() % 8) {
+      case 0:
+      case 1:
+        text += std::string(stamp) + " n kernel: NVRM: Xid (PCI:0000:18:00): 95, pid=7, name=python, Uncontained\n";
+        break;
+      case 2:
+        text += std::string(stamp) + " n kernel: NVRM: Xid (PCI:0000:3a:00): 79, pid=7, GPU has fallen off the bus.\n";
+        break;
+      case 3:
+        text += std::string(stamp) + " n kernel: pcieport 0000:00:02.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
+                                     "type=Transaction Layer\n";
+        text += std::string(stamp) + " n kernel: pcieport 0000:00:02.0:    [ 5] Surprise Down Error    (First)\n";
+        break;
+      case 4: {
+        const int r = static_cast<int>(rng() % 3);
+        text += std::string("[rank") + std::to_string(r) + "]:node-1:4100" + std::to_string(r) + ":4107" + std::to_string(r) + " [" +
+                std::to_string(r) + "] NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.\n";
+        break;
+      }
+      case 5:
+        text += std::string("[") + std::to_string(100 + i) + ".250000] NVRM: Xid (PCI:0000:18:00): 95, pid=7, name=python, Uncontained\n";
+        break;
+      default:
+        text += std::string("chatter ") + std::to_string(rng() % 5) + "\n";
+    }
+  }
+  const double started = 1796032800.0, ended = started + 60;  // the job: a minute from 2 minutes in
+  auto side = [&](double ts, bool exact, bool zoned) {
+    if (std::isnan(ts)) return 0;
+    const double slack = zoned ? 0.0 : 50400;
+    if (exact && ts + slack < started) return -1;
+    if (ts - slack > ended) return 1;
+    return 0;
+  };
+  auto same_time = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+  auto aggregate = [&](bool fold, size_t chunk) {
+    ScanOptions o;
+    o.year = 2026;
+    o.chunk_bytes = chunk;
+    o.fold_repeats = fold;
+    o.window_side = side;
+    Scanner s(test::ShippedMatcher(), o);
+    LogAggregator agg([&](const LogEvent& e) { return side(e.ts, e.ts_exact, e.ts_zoned); });
+    size_t handed = 0;
+    s.ScanText(text, [&](LogEvent&& e) {
+      ++handed;
+      agg.Add(std::move(e));
+    });
+    auto entries = agg.Take();
+    std::sort(entries.begin(), entries.end(), [](const LogEvent& a, const LogEvent& b) { return a.line < b.line; });
+    return std::make_pair(entries, handed);
+  };
+  const auto [every, records] = aggregate(false, 4u << 20);
+  ASSERT_GT(every.size(), 8u);
+  for (size_t chunk : {size_t{4u << 20}, size_t{1500}}) {
+    const auto [folded, handed] = aggregate(true, chunk);
+    EXPECT_LT(handed, records / 20) << "the scanner folds most repeats itself";
+    ASSERT_EQ(folded.size(), every.size());
+    for (size_t i = 0; i < every.size(); ++i) {
+      const LogEvent& a = every[i];
+      const LogEvent& b = folded[i];
+      EXPECT_EQ(a.rule_id, b.rule_id) << i;
+      EXPECT_EQ(a.line_class, b.line_class) << i;
+      EXPECT_EQ(a.line, b.line) << i;
+      EXPECT_EQ(a.count, b.count) << a.rule_id << " at " << a.line;
+      EXPECT_EQ(a.LatestLine(), b.LatestLine()) << i;
+      EXPECT_TRUE(same_time(a.ts, b.ts)) << i;
+      EXPECT_TRUE(same_time(a.LatestTs(), b.LatestTs())) << i;
+      EXPECT_EQ(a.samples, b.samples) << i;
+      EXPECT_EQ(a.text, b.text) << i;
+      EXPECT_EQ(a.fields, b.fields) << i;
+      EXPECT_EQ(a.rank, b.rank) << i;
+      EXPECT_EQ(a.nccl_device, b.nccl_device) << i;
+    }
+  }
 }
 
 }  // namespace

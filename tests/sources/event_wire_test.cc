@@ -1,9 +1,93 @@
+// The wire form of a log event: one that stands for repeats is written with its count only
+// above 1, read back to the same event, and refused with a reason when it does not add up;
+// a fallback rule's record carries "fallback" only when set.
 #include "sources/event_wire.h"
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
+#include "logs/event_aggregate.h"
+
 namespace aegis {
 namespace {
+
+WireLogEvent Storm() {
+  WireLogEvent w;
+  w.node = "node-0007";
+  w.source = SourceKind::kKernel;
+  w.file = "nodes/node-0007/kernel.log";
+  LogEvent& e = w.event;
+  e.rule_id = "xid-95";
+  e.line_class = LineClass::kCritical;
+  e.component = Component::kGpu;
+  e.xid = 95;
+  e.line = e.first_line = e.last_line = 10;
+  e.ts = 1796032800.5;
+  e.ts_exact = e.ts_zoned = true;
+  e.fields = {{"pci", "0000:18:00"}, {"xid", "95"}};
+  e.text = "NVRM: Xid (PCI:0000:18:00): 95, pid=1";
+  for (uint64_t line : {11, 12, 13, 14, 15, 9000}) AddRecord(e, line, e.ts + static_cast<double>(line), "NVRM: Xid ...");
+  return w;
+}
+
+TEST(EventWire, RepeatsRoundTrip) {
+  const WireLogEvent w = Storm();
+  const nlohmann::json j = LogEventToWire(w);
+  EXPECT_EQ(j["count"], 7);
+  EXPECT_EQ(j["latest_line"], 9000);
+  EXPECT_EQ(j["samples"].size(), kMaxEventSamples);
+  WireLogEvent back;
+  ASSERT_TRUE(LogEventFromWire(j, &back).ok());
+  EXPECT_EQ(back.event.count, 7u);
+  EXPECT_EQ(back.event.LatestLine(), 9000u);
+  EXPECT_EQ(back.event.LatestTs(), w.event.LatestTs());
+  EXPECT_EQ(back.event.samples, w.event.samples);
+  EXPECT_EQ(back.event.line, 10u);
+}
+
+TEST(EventWire, ASingleRecordHasNoRepeatFields) {
+  WireLogEvent w = Storm();
+  w.event.count = 1;
+  w.event.samples.clear();
+  const nlohmann::json j = LogEventToWire(w);
+  EXPECT_FALSE(j.contains("count"));
+  EXPECT_FALSE(j.contains("samples"));
+  WireLogEvent back;
+  ASSERT_TRUE(LogEventFromWire(j, &back).ok());
+  EXPECT_EQ(back.event.count, 1u);
+  EXPECT_EQ(back.event.LatestLine(), 10u);
+}
+
+TEST(EventWire, RepeatsThatDoNotAddUpAreRefused) {
+  const nlohmann::json good = LogEventToWire(Storm());
+  auto refused = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = good;
+    change(j);
+    WireLogEvent w;
+    const Status s = LogEventFromWire(j, &w);
+    return !s.ok() && s.message().find("log event") != std::string::npos;
+  };
+  EXPECT_TRUE(refused([](auto& j) { j["count"] = 0; }));
+  EXPECT_TRUE(refused([](auto& j) { j["count"] = -3; }));
+  EXPECT_TRUE(refused([](auto& j) { j["count"] = "many"; }));
+  EXPECT_TRUE(refused([](auto& j) { j["latest_line"] = 9; }));  // before line
+  EXPECT_TRUE(refused([](auto& j) { j["samples"] = "x"; }));
+  EXPECT_TRUE(refused([](auto& j) { j["samples"][1]["line"] = 11; }));  // not increasing
+  EXPECT_TRUE(refused([](auto& j) { j["samples"][0]["line"] = 9001; }));  // beyond latest_line
+  EXPECT_TRUE(refused([](auto& j) { j["samples"][0].erase("text"); }));
+  EXPECT_TRUE(refused([](auto& j) { j["samples"].push_back({{"line", 8000}, {"text", ""}}); }));  // too many
+  EXPECT_TRUE(refused([](auto& j) { j["count"] = 3; }));  // fewer records than samples + 1
+  EXPECT_TRUE(refused([](auto& j) {
+    j["count"] = 1;  // one record with repeats
+  }));
+  nlohmann::json no_latest = good;
+  no_latest.erase("latest_line");
+  no_latest.erase("samples");
+  WireLogEvent w;
+  ASSERT_TRUE(LogEventFromWire(no_latest, &w).ok());
+  EXPECT_EQ(w.event.LatestLine(), 10u) << "without latest_line the last record is taken as the first";
+}
 
 WireLogEvent Event(bool fallback) {
   WireLogEvent w;

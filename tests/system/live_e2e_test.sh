@@ -7,7 +7,8 @@
 #     been isolated already while the job ran, by an early critical_error incident);
 #  2. the controller killed with SIGKILL mid-stream and restarted loses nothing and decides
 #     nothing twice: every record a rule matches in the streamed files reached the store
-#     exactly once (`aegis incidents export` against `aegis classify` of the same files),
+#     exactly once (the store's log events, whose repeats arrive as counts, against
+#     `aegis classify` of the same files), each evidence is in `aegis incidents export`,
 #     one incident, decided once, and `aegis diagnose` on the export agrees;
 #  3. the controller killed again, a fault written while it is down: the agents deliver
 #     it after the restart and the next job's failure isolates that host.
@@ -119,12 +120,19 @@ check "status shows the expected verdict and the isolated host" '[ $rc -eq 0 ]'
 job_incidents=$(python3 -c "import json; s=json.load(open('$tmp/status.json')); print(len([i for i in s['incidents'] if i['job']=='$job']))")
 "$AEGIS" incidents export --controller "$url" --token-file "$tmp/oper.token" "$inc" --out "$tmp/export"
 check "incidents export exits 0" '[ $? -eq 0 ]'
-python3 - "$AEGIS" "$cl" "$tmp/export" $nodes >"$tmp/check2.txt" 2>&1 <<'PY'
-import json, os, subprocess, sys
-aegis, cl, exp, nodes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+python3 - "$AEGIS" "$cl" "$tmp/export" "$tmp/aegis.db" $nodes >"$tmp/check2.txt" 2>&1 <<'PY'
+import json, os, sqlite3, subprocess, sys
+aegis, cl, exp, db, nodes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 def classified(path):
     out = subprocess.run([aegis, "classify", "--json", path], capture_output=True, text=True, check=True).stdout
     return [json.loads(l) for l in out.splitlines()]
+# The store's log events, each counting the records it stands for (an agent ships the
+# repeats of one evidence as one event with a count).
+stored = {}
+for node, body in sqlite3.connect(db).execute("SELECT node, body FROM events WHERE type = 'log'"):
+    e = json.loads(body)
+    key = (e["source"], e["class"], e["rule"])
+    stored.setdefault(node, {})[key] = stored.get(node, {}).get(key, 0) + e.get("count", 1)
 missing = extra = total = 0
 for n in nodes:
     # The streamed kernel log, and the training log in its two parts (rotated once).
@@ -136,17 +144,20 @@ for n in nodes:
         if os.path.exists(p):
             for o in classified(p):
                 if o["class"] != "none": want[("train", o["class"], o["rule"])] = want.get(("train", o["class"], o["rule"]), 0) + 1
-    got = {}
+    got = stored.get(n, {})
+    exported = set()
     for kind in ("kernel", "train"):
         p = os.path.join(exp, "nodes", n, kind + ".log")
         if os.path.exists(p):
             for o in classified(p):
-                if o["class"] != "none": got[(kind, o["class"], o["rule"])] = got.get((kind, o["class"], o["rule"]), 0) + 1
+                if o["class"] != "none": exported.add((kind, o["class"], o["rule"]))
+    for k in set(want) - exported:
+        missing += 1; print("not in the export", n, k)
     for k in set(want) | set(got):
         total += want.get(k, 0)
         if got.get(k, 0) < want.get(k, 0): missing += want[k] - got.get(k, 0); print("missing", n, k, want[k], got.get(k, 0))
         if got.get(k, 0) > want.get(k, 0): extra += got[k] - want.get(k, 0); print("extra", n, k, want.get(k, 0), got[k])
-print(f"{total} classified records in the streamed files; {missing} missing and {extra} extra in the export")
+print(f"{total} classified records in the streamed files; {missing} missing and {extra} extra in the store and export")
 sys.exit(1 if missing or extra or total == 0 else 0)
 PY
 rc=$?; tail -3 "$tmp/check2.txt"

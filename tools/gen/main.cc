@@ -2,14 +2,17 @@
 // streams one live as a running cluster would.
 //   aegis-gen --scenario xid79 --seed 3 --hosts 16 --out /tmp/b
 //   aegis-gen --live /tmp/live --scenario xid79 --seed 3 --hosts 4 --fault-at 10 --duration 30
+//   aegis-gen --scenario rootdiag --hosts 1250 --storm-hint 350000 --storm-xid 800000 --out /tmp/s
 //   aegis-gen --list
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "gen/bundle_writer.h"
 #include "gen/live.h"
 #include "gen/scenarios.h"
+#include "gen/storm.h"
 
 namespace {
 
@@ -31,6 +34,7 @@ int main(int argc, char** argv) {
   CLI::App app{"aegis-gen: synthetic incident bundles (the bundle spec) with an expected.json verdict"};
   aegis::gen::GenOptions o;
   aegis::gen::LiveOptions live;
+  aegis::gen::StormOptions storm;
   std::string out, live_dir;
   bool list = false;
   double total_mb = 0;
@@ -43,6 +47,10 @@ int main(int argc, char** argv) {
   app.add_option("--train-bytes", o.train_bytes, "noise bytes per train.log");
   app.add_option("--total-mb", total_mb, "spread this many MB of noise over all logs (overrides the per-file sizes)");
   app.add_flag("!--keep-files", o.drop_files, "do not drop random files of healthy hosts");
+  app.add_option("--storm-hint", storm.hint_lines,
+                 "also repeat NCCL's 'NCCL_IB_TIMEOUT set by environment' INFO line this many times over the training logs");
+  app.add_option("--storm-xid", storm.xid_lines,
+                 "also repeat one GPU's Xid 95 this many times in a healthy host's kernel log, two days before the job");
   app.add_option("--out", out, "bundle directory to write");
   app.add_option("--live", live_dir, "stream the scenario into this directory in real time");
   app.add_option("--rate", live.rate, "live: training-log noise lines per second per host")->check(CLI::PositiveNumber);
@@ -65,6 +73,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "aegis-gen: unknown scenario '%s' (see --list)\n", o.scenario.c_str());
     return 2;
   }
+  const bool storms = storm.hint_lines > 0 || storm.xid_lines > 0;
+  if (storms && !live_dir.empty()) {
+    std::fprintf(stderr, "aegis-gen: --storm-hint and --storm-xid write bundles (--out), not live streams\n");
+    return 2;
+  }
   try {
     if (!live_dir.empty()) {
       if (!app.count("--duration")) live.duration = live.fault_at + 20;
@@ -81,7 +94,14 @@ int main(int argc, char** argv) {
       o.kernel_bytes = static_cast<size_t>(per_host * 0.35);
       o.train_bytes = static_cast<size_t>(per_host * 0.65);
     }
-    const size_t bytes = aegis::gen::GenerateBundle(o, out);
+    size_t bytes = 0;
+    if (storms) {
+      aegis::gen::Bundle b = aegis::gen::BuildBundle(o);
+      aegis::gen::AddStorms(b, storm, o.seed);
+      bytes = aegis::gen::BundleWriter(out).Write(b);
+    } else {
+      bytes = aegis::gen::GenerateBundle(o, out);
+    }
     std::printf("%s: scenario %s, seed %llu, %d hosts, %.1f MB of logs\n", out.c_str(), o.scenario.c_str(),
                 static_cast<unsigned long long>(o.seed), o.hosts, static_cast<double>(bytes) / 1e6);
   } catch (const std::exception& e) {
