@@ -109,5 +109,36 @@ TEST(DistStage, HistoryLinesAreNoEdges) {
   EXPECT_FALSE(FindDistCandidate(f.incident()).has_value());
 }
 
+
+// A flushed request (status 5) follows the failure of its queue pair: the completions that
+// say what broke name the endpoint, the flushes between healthy hosts do not.
+TEST(DistStage, FlushedRequestsAreEchoesNotEdges) {
+  test::IncidentFixture f(3);
+  auto completion = [](int to, int status) {
+    return "2026-11-30T10:10:00+00:00 h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0." +
+           std::to_string(to) + "<4000> with status=" + std::to_string(status) +
+           " opcode=0 len=0 vendor err 129 (Recv)\n";
+  };
+  f.Train(2, completion(1, 12));
+  f.Train(3, completion(1, 12));
+  f.Train(1, completion(2, 12));
+  f.Train(2, completion(3, 5));  // a request flushed between the two healthy hosts
+  f.Train(3, completion(2, 5));
+  auto c = FindDistCandidate(f.incident());
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->stage, Stage::kRootDiag);
+  ASSERT_EQ(c->located.size(), 1u);
+  EXPECT_EQ(c->located[0], 0) << "node-1, the endpoint of every failed (not flushed) completion";
+  EXPECT_EQ(c->pairs, 2u);
+
+  // Flushes alone still name their hosts.
+  test::IncidentFixture g(3);
+  g.Train(2, completion(3, 5));
+  g.Train(3, completion(2, 5));
+  auto d = FindDistCandidate(g.incident());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->stage, Stage::kDistPair);
+}
+
 }  // namespace
 }  // namespace aegis

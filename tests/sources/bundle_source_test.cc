@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
@@ -74,6 +75,45 @@ TEST(BundleSource, AStormTenTimesLongerHoldsTheSameEventsAndText) {
       EXPECT_GT(h.latest_line, h.line);
     }
   EXPECT_TRUE(shown);
+}
+
+
+// A kernel log of uptimes only (plain `dmesg`): nothing tells its boot time, but its newest
+// line bounds how long ago each record was printed. An Xid printed days of uptime before
+// that line is history for a job of an hour; one printed minutes before it is not.
+TEST(BundleSource, AnUptimeOnlyKernelLogPlacesRecordsAgainstItsNewestLine) {
+  for (const bool old : {true, false}) {
+    test::TempDir dir;
+    gen::GenOptions o;
+    o.scenario = "no_signal";
+    o.seed = 2;
+    o.hosts = 4;
+    o.gpus = 1;
+    o.drop_files = false;
+    gen::GenerateBundle(o, dir.path());
+    const auto topology = nlohmann::json::parse(test::ReadFile(dir.Sub("topology.json")));
+    const std::string host = topology["nodes"][1]["host"];
+    const std::string pci = topology["nodes"][1]["gpus"][0]["pci"].get<std::string>().substr(0, 12);
+    const double newest = 400000.25, xid_at = old ? 120000.5 : newest - 600;
+    std::string kernel;
+    char line[256];
+    std::snprintf(line, sizeof line, "[%.6f] NVRM: Xid (PCI:%s): 79, pid=1234, GPU has fallen off the bus.\n", xid_at,
+                  pci.c_str());
+    kernel += line;
+    std::snprintf(line, sizeof line, "[%.6f] IPv6: ADDRCONF(NETDEV_CHANGE): ib0: link becomes ready\n", newest);
+    kernel += line;
+    test::WriteFile(dir.Sub("nodes/" + host + "/kernel.log"), kernel);
+    const Verdict v = test::Diagnose(dir.path());
+    if (old) {
+      EXPECT_NE(ToString(v.action), "isolate") << v.summary;
+      ASSERT_EQ(v.history.size(), 1u);
+      EXPECT_EQ(v.history[0].rule, "xid-79");
+    } else {
+      EXPECT_EQ(ToString(v.action), "isolate") << v.summary;
+      ASSERT_EQ(v.isolate.size(), 1u);
+      EXPECT_EQ(v.isolate[0].host, host);
+    }
+  }
 }
 
 }  // namespace
