@@ -88,8 +88,11 @@ bool ConfigErrorsStage(const Incident& inc, const std::vector<const LocatedEvent
       for (const auto& [host, e] : first_by_host) {
         if (repaired.count({host, e->ev.config_key})) continue;
         // A host whose finding is on another key is repaired by that finding already.
+        // A named copy: clang before 16 cannot capture a structured binding.
+        const std::string& this_host = host;
         if (e->ev.config_key.empty() &&
-            std::any_of(explaining.begin(), explaining.end(), [&](const ConfigFinding& f) { return f.host == host; }))
+            std::any_of(explaining.begin(), explaining.end(),
+                        [&](const ConfigFinding& f) { return f.host == this_host; }))
           continue;
         RepairEntry r;
         r.host = HostOf(inc, e->node);
