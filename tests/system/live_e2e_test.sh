@@ -14,23 +14,8 @@
 #     it after the restart and the next job's failure isolates that host.
 # Environment: AEGIS, AEGIS_GEN (binaries). HOSTS (default 24).
 set -u
-fail=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 hosts=${HOSTS:-24}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}" ${ctl:-}; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port"
-printf 'agent    agent-token-0123456789abcdef  agents\noperator oper-token-0123456789abcdef  e2e\n' >"$tmp/tokens"
-echo "agent-token-0123456789abcdef" >"$tmp/agent.token"
-echo "oper-token-0123456789abcdef" >"$tmp/oper.token"
+source "$(dirname "$0")/live_common.sh"
 cl="$tmp/cluster"
 
 start_controller() {

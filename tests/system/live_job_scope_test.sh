@@ -13,25 +13,10 @@
 #     job's Xid, returned host and all.
 # Environment: AEGIS, AEGIS_GEN (binaries); HOSTS (8); END_LIMIT_S (2).
 set -u
-fail=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 hosts=${HOSTS:-8}
 end_limit=${END_LIMIT_S:-2}
 seed=5
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}" ${ctl:-} ${gen:-}; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port"
-printf 'agent    agent-token-0123456789abcdef  agents\noperator oper-token-0123456789abcdef  e2e\n' >"$tmp/tokens"
-echo "agent-token-0123456789abcdef" >"$tmp/agent.token"
-echo "oper-token-0123456789abcdef" >"$tmp/oper.token"
+source "$(dirname "$0")/live_common.sh"
 oper=(--controller "$url" --token-file "$tmp/oper.token")
 cl="$tmp/cluster"
 api() { curl -sf -H "Authorization: Bearer oper-token-0123456789abcdef" "$@"; }

@@ -1,0 +1,19 @@
+# Shared by the live system tests (sourced, not run): a check that records failures, a
+# scratch directory and the processes to kill on exit (the caller's `pids`, `ctl`, `gen`),
+# a free loopback port and the tokens of one agent and one operator.
+fail=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}" ${ctl:-} ${gen:-}; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+url="http://127.0.0.1:$port"
+printf 'agent    agent-token-0123456789abcdef  agents\noperator oper-token-0123456789abcdef  e2e\n' >"$tmp/tokens"
+echo "agent-token-0123456789abcdef" >"$tmp/agent.token"
+echo "oper-token-0123456789abcdef" >"$tmp/oper.token"
