@@ -35,5 +35,34 @@ TEST(PromReader, BadBodiesAreErrorsNotCrashes) {
   EXPECT_EQ(r.series.size(), 1u);
 }
 
+// The parser is kept between answers on a thread: an answer read after a larger one, after a
+// broken one, or after one past the size kept, reads exactly as it reads alone.
+TEST(PromReader, EachAnswerReadsAloneThoughTheParserIsKept) {
+  const std::string small = R"({"data": {"result": [{"metric": {"host": "a"}, "values": [[1, "2"], [2, "3"]]}]}})";
+  const auto alone = ParseQueryRange(small, "m", "f");
+  ASSERT_TRUE(alone.status.ok());
+  auto big_body = [](size_t series, size_t pad) {
+    std::string b = R"({"data": {"result": [)";
+    for (size_t i = 0; i < series; ++i)
+      b += (i ? ", " : "") + std::string(R"({"metric": {"host": "h)") + std::to_string(i) + R"(", "pad": ")" +
+           std::string(pad, 'x') + R"("}, "values": [[1, "5"]]})";
+    return b + "]}}";
+  };
+  const auto big = ParseQueryRange(big_body(2000, 10), "m", "f");
+  ASSERT_TRUE(big.status.ok());
+  EXPECT_EQ(big.series.size(), 2000u);
+  EXPECT_TRUE(ParseQueryRange(small.substr(0, small.size() / 2), "m", "f").status.IsInvalidArgument());
+  const auto huge = ParseQueryRange(big_body(1, 65u << 20), "m", "f");  // past the 64 MiB kept
+  ASSERT_TRUE(huge.status.ok());
+  EXPECT_EQ(huge.series.size(), 1u);
+  for (const auto& r : {ParseQueryRange(small, "m", "f"), ParseQueryRange(small, "m", "f")}) {
+    ASSERT_TRUE(r.status.ok());
+    ASSERT_EQ(r.series.size(), 1u);
+    EXPECT_EQ(r.series[0].host, "a");
+    EXPECT_EQ(r.series[0].v, alone.series[0].v);
+    EXPECT_EQ(r.series[0].t, alone.series[0].t);
+  }
+}
+
 }  // namespace
 }  // namespace aegis
