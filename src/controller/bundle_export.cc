@@ -87,12 +87,21 @@ struct LogFileOut {
   std::map<uint64_t, LogLine> lines;
 };
 
-std::string LinePrefix(const WireLogEvent& w) {
+// The prefix of a record of `w` written at time `ts` (NaN: no stamp, the line inherits the
+// time of the one before it, as the agent read it).
+std::string LinePrefix(const WireLogEvent& w, double ts) {
   const LogEvent& e = w.event;
   std::string p;
-  if (e.ts_exact && std::isfinite(e.ts)) p = Stamp(e.ts, e.ts_zoned) + " ";
+  if (e.ts_exact && std::isfinite(ts)) p = Stamp(ts, e.ts_zoned) + " ";
   if (w.source == SourceKind::kTrain && e.rank >= 0) p += "[rank" + std::to_string(e.rank) + "]: ";
   return p;
+}
+
+// Puts one record at `line` unless a real record is there already (a traceback header
+// yields).
+void PutRecord(LogFileOut& f, uint64_t line, std::string text) {
+  LogLine& slot = f.lines[line];
+  if (slot.text.empty() || slot.header) slot = LogLine{std::move(text), false};
 }
 
 std::string RenderLog(const LogFileOut& f) {
@@ -201,10 +210,20 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
     switch (d.type) {
       case EventType::kLog: {
         LogFileOut& f = logs[d.log.file];
-        const std::string prefix = LinePrefix(d.log);
-        std::string text = options.redact ? redactor.Span(d.log.event.rule_id, d.log.event.text) : d.log.event.text;
-        LogLine& slot = f.lines[d.log.event.line];
-        if (slot.text.empty() || slot.header) slot = LogLine{text.empty() ? "" : prefix + text, false};
+        const LogEvent& ev = d.log.event;
+        auto record_text = [&](const std::string& raw, double ts) {
+          std::string text = options.redact ? redactor.Span(ev.rule_id, raw) : raw;
+          return text.empty() ? text : LinePrefix(d.log, ts) + text;
+        };
+        PutRecord(f, ev.line, record_text(ev.text, ev.ts));
+        // A storm the agent shipped as one event with a count: its last record is written
+        // too, so that the rebuilt log spans the same lines and times (the job's window
+        // reads an event's first and last records). The records between them are not
+        // written: their times are not known, and a record without its time would be other
+        // evidence (an inherited time) when the bundle is read; the count is in the
+        // incident's verdict.
+        if (ev.count > 1 && ev.latest_line > ev.line)
+          PutRecord(f, ev.latest_line, record_text(ev.text, ev.latest_ts));
         if (const uint64_t tb = d.log.event.traceback_line; tb > 0 && tb < d.log.event.line && !f.lines.count(tb)) {
           std::string p = d.log.source == SourceKind::kTrain && d.log.event.rank >= 0
                               ? "[rank" + std::to_string(d.log.event.rank) + "]: "

@@ -71,6 +71,7 @@ std::vector<AgentPost> PostsFromBundle(gen::Bundle& b, const Matcher& matcher, c
   ScanOptions so;
   so.ref_time = b.c.start;
   so.year = YearOf(b.c.start);
+  so.fold_repeats = o.fold_repeats;
   std::map<std::string, std::vector<Series>> series_by_host;
   if (o.include_metrics)
     for (const auto& [name, body] : b.metrics)

@@ -28,6 +28,8 @@ struct SimOptions {
   // the job's id.
   bool stamp = true;
   bool tag_job = true;
+  // Repeats of one evidence sent as one event with a count, as an agent coalesces a storm.
+  bool fold_repeats = false;
 };
 
 // Every event of the bundle, grouped in posts per node (in file order).

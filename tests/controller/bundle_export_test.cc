@@ -8,6 +8,7 @@
 #include "bundle/bundle_reader.h"
 #include "controller/bundle_export.h"
 #include "controller/iso_time.h"
+#include "gen/cluster.h"
 #include "sources/bundle_source.h"
 #include "test_controller.h"
 
@@ -83,6 +84,58 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, Export,
                                            std::pair{"nic_down", "failed"}, std::pair{"config_mismatch", "failed"},
                                            std::pair{"compute_hang", ""}, std::pair{"ecn_surge", "slow"}),
                          [](const auto& info) { return std::string(info.param.first); });
+
+// A storm the agents shipped as counts: the export writes each event's first and last
+// records, so the rebuilt logs span the same lines and times and
+// `aegis diagnose` on them places the storm where the live decision did.
+TEST(ExportStorm, TheLastRecordOfACountedEventIsWritten) {
+  TestController c;
+  gen::Bundle b = Generate("xid79", 7, 8);
+  // The faulty GPU repeats its Xid 79 every second for a minute: one event with a count
+  // from an agent that coalesces.
+  bool repeated = false;
+  for (int i = 0; i < b.Hosts() && !repeated; ++i) {
+    for (const auto& line : b.Node(i).kernel.Sorted()) {
+      const size_t at = line.text.find("NVRM: Xid");
+      if (at == std::string::npos || line.text.find(": 79,", at) == std::string::npos) continue;
+      const std::string msg = line.text.substr(at);
+      const double t = line.ts;
+      for (int k = 1; k <= 60; ++k) b.Node(i).kernel.Add(t + k, gen::KernelLine(b.N(i), t + k, msg));
+      repeated = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(repeated);
+  SimOptions sim;
+  sim.fold_repeats = true;
+  PostIncident(c, b, sim);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end",
+                         json{{"state", "failed"}, {"ended_at", FormatIsoTime(b.c.end)}}.dump());
+  const std::string id = end.Json()["incident"];
+  const json incident = WaitDecided(c, id);
+  ASSERT_FALSE(incident.is_null());
+  HttpReply bundle = c.Get("/api/v1/incidents/" + id + "/bundle");
+  ASSERT_EQ(bundle.status, 200);
+  ASSERT_TRUE(WriteBundle(bundle.Json(), c.dir() + "/storm").ok());
+  const json again = DiagnoseDir(c.dir() + "/storm");
+  EXPECT_EQ(Decisive(again), Decisive(incident["verdict"]));
+
+  auto counted = [](const json& verdict) {
+    for (const auto& e : verdict["evidence"])
+      if (e.value("count", 1) > 1) return e;
+    return json();
+  };
+  const json live = counted(incident["verdict"]);
+  ASSERT_FALSE(live.is_null()) << incident["verdict"].dump(2);
+  EXPECT_GE(live["count"].get<int>(), 60);
+  json rebuilt;
+  for (const auto& e : again["evidence"])
+    if (e["file"] == live["file"] && e["line"] == live["line"]) rebuilt = e;
+  ASSERT_FALSE(rebuilt.is_null()) << again.dump(2);
+  EXPECT_EQ(rebuilt["latest_line"], live["latest_line"]);  // the first and last records kept
+  EXPECT_EQ(rebuilt["latest_ts"], live["latest_ts"]);
+  EXPECT_EQ(rebuilt.value("count", 1), 2);  // the records between are not known
+}
 
 TEST(ExportRedacted, KeepsOnlyWhatRulesMatched) {
   TestController c;
