@@ -1,6 +1,8 @@
 // Parses the body of a Prometheus GET /api/v1/query_range answer (resultType "matrix").
 // Values are strings as Prometheus writes them ("NaN", "+Inf" accepted and skipped).
 // Series without a host label are dropped and counted; bad JSON is an error, never a crash.
+// Any thread may call it at once: each thread keeps its own JSON parser between calls
+// (its buffers, up to 64 MiB; a larger answer's are freed after it).
 #pragma once
 #include <string>
 #include <vector>
