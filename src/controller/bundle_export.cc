@@ -224,12 +224,8 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
         // incident's verdict.
         if (ev.count > 1 && ev.latest_line > ev.line)
           PutRecord(f, ev.latest_line, record_text(ev.text, ev.latest_ts));
-        if (const uint64_t tb = d.log.event.traceback_line; tb > 0 && tb < d.log.event.line && !f.lines.count(tb)) {
-          std::string p = d.log.source == SourceKind::kTrain && d.log.event.rank >= 0
-                              ? "[rank" + std::to_string(d.log.event.rank) + "]: "
-                              : "";
-          f.lines[tb] = LogLine{p + "Traceback (most recent call last):", true};
-        }
+        if (const uint64_t tb = ev.traceback_line; tb > 0 && tb < ev.line && !f.lines.count(tb))
+          f.lines[tb] = LogLine{LinePrefix(d.log, NAN) + "Traceback (most recent call last):", true};  // rank tag only
         break;
       }
       case EventType::kCcl: {

@@ -34,8 +34,8 @@ struct Exported {
 // Posts the incident, ends the job as `state` (or lets the controller find the hang), and
 // writes the decided incident's bundle.
 Exported DecideAndExport(TestController& c, gen::Bundle& b, const std::string& state, bool redact,
-                         const std::string& out_dir) {
-  PostIncident(c, b);
+                         const std::string& out_dir, const SimOptions& sim = {}) {
+  PostIncident(c, b, sim);
   std::string id;
   if (!state.empty()) {
     HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end",
@@ -108,16 +108,10 @@ TEST(ExportStorm, TheLastRecordOfACountedEventIsWritten) {
   ASSERT_TRUE(repeated);
   SimOptions sim;
   sim.fold_repeats = true;
-  PostIncident(c, b, sim);
-  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end",
-                         json{{"state", "failed"}, {"ended_at", FormatIsoTime(b.c.end)}}.dump());
-  const std::string id = end.Json()["incident"];
-  const json incident = WaitDecided(c, id);
+  const Exported e = DecideAndExport(c, b, "failed", false, c.dir() + "/storm", sim);
+  const json& incident = e.incident;
   ASSERT_FALSE(incident.is_null());
-  HttpReply bundle = c.Get("/api/v1/incidents/" + id + "/bundle");
-  ASSERT_EQ(bundle.status, 200);
-  ASSERT_TRUE(WriteBundle(bundle.Json(), c.dir() + "/storm").ok());
-  const json again = DiagnoseDir(c.dir() + "/storm");
+  const json again = DiagnoseDir(e.dir);
   EXPECT_EQ(Decisive(again), Decisive(incident["verdict"]));
 
   auto counted = [](const json& verdict) {
