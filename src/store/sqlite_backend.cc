@@ -36,7 +36,7 @@ class SqliteConnection final : public SqlConnection {
     sqlite3_extended_result_codes(c->db_, 1);
     sqlite3_busy_timeout(c->db_, options.sqlite_busy_timeout_ms);
     SqlRows rows;
-    Status st = c->Exec("PRAGMA journal_mode = WAL", {}, &rows);
+    Status st = c->SetWriteAheadLogging(options.sqlite_busy_timeout_ms, &rows);
     if (!st.ok()) return st;
     if (rows.empty() || rows.Text(0, 0) != "wal")
       return Status::IOError("sqlite: " + path + " cannot use write-ahead logging (journal mode " +
@@ -118,6 +118,19 @@ class SqliteConnection final : public SqlConnection {
   };
 
   SqliteConnection() = default;
+
+  // Switching a new file to write-ahead logging takes the file's exclusive lock, and SQLite
+  // answers SQLITE_BUSY at once, without the busy handler, when another connection is
+  // switching or reading it at that moment (two processes that create one store together).
+  // So the switch is tried again, 10 ms apart, for as long as the busy timeout allows.
+  Status SetWriteAheadLogging(int busy_timeout_ms, SqlRows* rows) {
+    constexpr int kRetryMs = 10;
+    for (int waited_ms = 0;; waited_ms += kRetryMs) {
+      Status st = Exec("PRAGMA journal_mode = WAL", {}, rows);
+      if (st.ok() || !transient_ || waited_ms >= busy_timeout_ms) return st;
+      sqlite3_sleep(kRetryMs);
+    }
+  }
 
   void ClearCache() {
     for (auto& [sql, p] : cache_) sqlite3_finalize(p.stmt);

@@ -55,6 +55,31 @@ TEST(StoreOpenTest, AnUnreachableServerIsUnavailable) {
   EXPECT_EQ(st.message().find("password"), std::string::npos);
 }
 
+// A new file switches to write-ahead logging when it is first opened, which takes its
+// exclusive lock; SQLite refuses the switch at once (no busy wait) while another opener
+// holds it. Raced on 100 new files by 8 openers each (without the retry, 3 or 4 rounds
+// of 100 failed).
+TEST(StoreOpenTest, SqliteStoresOpenedTogetherOnANewFileAllOpen) {
+  ScratchDir dir;
+  constexpr int kRounds = 100;
+  constexpr int kStores = 8;
+  int failures = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string url = "sqlite:" + dir.path() + "/race-" + std::to_string(round) + ".db";
+    std::vector<std::unique_ptr<Store>> stores(kStores);
+    std::vector<Status> results(kStores);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kStores; ++i) threads.emplace_back([&, i] { results[i] = Store::Open(url, &stores[i]); });
+    for (auto& t : threads) t.join();
+    for (const Status& st : results) {
+      if (st.ok()) continue;
+      ++failures;
+      ADD_FAILURE() << "round " << round << ": " << st.ToString();
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
 class SchemaTest : public StoreTest {};
 
 TEST_P(SchemaTest, AReopenedStoreKeepsItsData) {
