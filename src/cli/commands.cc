@@ -15,7 +15,7 @@
 #include "engine/engine.h"
 #include "sources/bundle_source.h"
 #include "logs/scanner.h"
-#include "rules/self_test.h"
+#include "rules_check/samples_check.h"
 
 namespace aegis {
 

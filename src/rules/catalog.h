@@ -89,7 +89,7 @@ class Catalog {
   const MetricSpec* FindMetric(std::string_view name) const;
   // nullptr when the Xid is not in the catalogue.
   const XidInfo* FindXid(int xid) const { return xids_.Find(XidTable::kXid, xid); }
-  // The Xid and SXid catalogues, for `aegis rules explain` and the self-test.
+  // The Xid and SXid catalogues, for `aegis rules explain` and `aegis rules check`.
   const XidCatalogues& xid_catalogues() const { return xids_; }
   // The class of an Xid / SXid event with this number and message (the whole record, as
   // the scanner folded it): the entry's decode cases, then the table's common ones, then

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rules/self_test.h"
+#include "rules_check/samples_check.h"
 #include "test_util.h"
 
 namespace aegis {

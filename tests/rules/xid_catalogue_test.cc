@@ -9,7 +9,7 @@
 
 #include "logs/scanner.h"
 #include "rules/catalog.h"
-#include "rules/self_test.h"
+#include "rules_check/samples_check.h"
 #include "test_util.h"
 
 namespace aegis {

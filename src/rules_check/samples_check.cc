@@ -1,4 +1,4 @@
-#include "rules/self_test.h"
+#include "rules_check/samples_check.h"
 
 #include <algorithm>
 

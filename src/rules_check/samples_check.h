@@ -3,7 +3,9 @@
 // have a sample; every decode case of the Xid / SXid catalogues must decide each of its
 // samples (the sample's line reaches an xid / sxid rule, names a number the case applies
 // to, and no earlier case or pattern takes it), and should have a sample. Used by
-// `aegis rules check` and by the tests.
+// `aegis rules check` and by the tests. It sits above rules/, match/ and logs/ (it runs
+// samples through the matcher and the scanner), in a folder of its own so that no folder
+// it uses includes it back. Keeps no state between calls.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,0 +1,2 @@
+// Fixture: includes beta, which includes alpha back.
+#include "beta/b.h"

@@ -1,0 +1,2 @@
+// Fixture: closes the cycle alpha -> beta -> alpha.
+#include "alpha/a.h"
