@@ -29,6 +29,7 @@
 #include "agent/metrics_page.h"
 #include "agent/node_sampler.h"
 #include "bundle/bundle_reader.h"
+#include "common/listen_address.h"
 #include "common/text.h"
 #include "match/live_rules.h"
 
@@ -53,28 +54,6 @@ bool IsOff(const std::string& v) { return v.empty() || v == "none" || v == "off"
 
 }  // namespace
 
-Status ParseListen(std::string_view listen, std::string* host, int* port) {
-  std::string_view h, p;
-  if (StartsWith(listen, "[")) {
-    const size_t close = listen.find(']');
-    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':')
-      return Status::InvalidArgument("--metrics-listen: expected [ADDRESS]:PORT, got " + std::string(listen));
-    h = listen.substr(1, close - 1);
-    p = listen.substr(close + 2);
-  } else {
-    const size_t colon = listen.rfind(':');
-    if (colon == std::string_view::npos)
-      return Status::InvalidArgument("--metrics-listen: expected HOST:PORT, got " + std::string(listen));
-    h = listen.substr(0, colon);
-    p = listen.substr(colon + 1);
-  }
-  auto n = ParseInt(p);
-  if (!n || *n < 0 || *n > 65535) return Status::InvalidArgument("--metrics-listen: bad port in " + std::string(listen));
-  *host = h.empty() ? "0.0.0.0" : std::string(h);
-  *port = static_cast<int>(*n);
-  return Status::Ok();
-}
-
 Status ValidateConfig(AgentConfig* c) {
   if (c->controller.empty()) return Status::InvalidArgument("--controller is required (http://HOST:PORT)");
   ControllerUrl url;
@@ -85,9 +64,9 @@ Status ValidateConfig(AgentConfig* c) {
     return Status::InvalidArgument("--node: a node name is at most 64 letters, digits or . _ - @ + =");
   if (c->state_dir.empty()) return Status::InvalidArgument("--state-dir cannot be empty");
   if (!IsOff(c->metrics_listen)) {
-    std::string host;
-    int port = 0;
-    if (Status s = ParseListen(c->metrics_listen, &host, &port); !s.ok()) return s;
+    ListenAddress where;
+    if (Status s = ParseListenAddress(c->metrics_listen, &where); !s.ok())
+      return Status::InvalidArgument("--metrics-listen: " + s.message());
   }
   for (const auto& g : c->train_logs)
     if (g.empty()) return Status::InvalidArgument("--train-log cannot be empty");
@@ -267,21 +246,21 @@ Status Agent::Start() {
 
   // Metrics server: one worker, it serves a scrape now and then.
   if (!IsOff(config_.metrics_listen)) {
-    std::string host;
-    int port = 0;
-    if (Status s = ParseListen(config_.metrics_listen, &host, &port); !s.ok()) return s;
+    ListenAddress where;
+    if (Status s = ParseListenAddress(config_.metrics_listen, &where); !s.ok())
+      return Status::InvalidArgument("--metrics-listen: " + s.message());
     I.http = std::make_unique<httplib::Server>();
     I.http->new_task_queue = [] { return new httplib::ThreadPool(1); };
     I.http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(MetricsText(), "text/plain; version=0.0.4; charset=utf-8");
     });
     I.http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
-    if (port == 0) {
-      metrics_port_ = I.http->bind_to_any_port(host);
+    if (where.port == 0) {
+      metrics_port_ = I.http->bind_to_any_port(where.host);
       if (metrics_port_ <= 0) return Status::IOError("cannot listen on " + config_.metrics_listen);
     } else {
-      if (!I.http->bind_to_port(host, port)) return Status::IOError("cannot listen on " + config_.metrics_listen);
-      metrics_port_ = port;
+      if (!I.http->bind_to_port(where.host, where.port)) return Status::IOError("cannot listen on " + config_.metrics_listen);
+      metrics_port_ = where.port;
     }
     I.http_thread = std::thread([&I] { I.http->listen_after_bind(); });
   }

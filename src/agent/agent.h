@@ -62,8 +62,6 @@ struct AgentConfig {
 
 // Checks what a user gave (names the option on failure) and fills the defaults.
 Status ValidateConfig(AgentConfig* config);
-// "127.0.0.1:9470", "[::1]:9470", ":9470" (all interfaces).
-Status ParseListen(std::string_view listen, std::string* host, int* port);
 
 class Agent {
  public:

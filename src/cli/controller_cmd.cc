@@ -10,6 +10,7 @@
 #include "cli/incidents_cmd.h"
 #include "cli/jobs_cmd.h"
 #include "cli/status_cmd.h"
+#include "common/listen_address.h"
 #include "controller/controller.h"
 #include "controller/http_api.h"
 
@@ -27,7 +28,7 @@ struct ControllerArgs {
 void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
   auto* cmd = app.add_subcommand("controller", "run the controller: ingest, jobs, incidents, decisions, HTTP API");
   controller::ControllerOptions& o = a->o;
-  cmd->add_option("--listen", o.listen, "HOST:PORT to serve the API on (port 0: any free port)")->capture_default_str();
+  cmd->add_option("--listen", o.listen, "HOST:PORT, [ADDRESS]:PORT or :PORT (every interface) to serve the API on (port 0: any free port)")->capture_default_str();
   cmd->add_option("--db", o.db, "store: sqlite:PATH or postgresql://user@host/db (the last --db given counts)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -85,11 +86,10 @@ int RunController(ControllerArgs& a, const std::vector<std::string>& rule_dirs) 
     if (Status s = controller::ParseActionBackend(spec, &b); !s.ok()) return Fail(s.message());
     o.actions.push_back(b);
   }
-  std::string host;
-  int port = 0;
-  if (Status s = controller::ParseListen(o.listen, &host, &port); !s.ok()) return Fail(s.message());
-  if (o.token_file.empty() && !o.allow_anonymous && !controller::IsLoopback(host))
-    return Fail("controller: listening on " + host + " without --token-file would let anyone post events and isolate hosts; give --token-file (or --allow-anonymous)");
+  ListenAddress where;
+  if (Status s = ParseListenAddress(o.listen, &where); !s.ok()) return Fail("--listen: " + s.message());
+  if (o.token_file.empty() && !o.allow_anonymous && !IsLoopbackHost(where.host))
+    return Fail("controller: listening on " + where.host + " without --token-file would let anyone post events and isolate hosts; give --token-file (or --allow-anonymous)");
 
   // Signals are taken by this thread alone (sigwait), so every thread started below
   // inherits them blocked.
@@ -101,10 +101,10 @@ int RunController(ControllerArgs& a, const std::vector<std::string>& rule_dirs) 
   std::unique_ptr<controller::Controller> c;
   if (Status s = controller::Controller::Open(o, &c); !s.ok()) return Fail("controller: " + s.ToString());
   controller::HttpApi api(c.get());
-  if (Status s = api.Start(host, port); !s.ok()) return Fail("controller: " + s.message());
+  if (Status s = api.Start(where.host, where.port); !s.ok()) return Fail("controller: " + s.message());
   c->Start();
   const bool tls = !o.tls_cert.empty();
-  std::printf("aegis controller: listening on %s://%s:%d (store %s, name %s%s%s)\n", tls ? "https" : "http", host.c_str(),
+  std::printf("aegis controller: listening on %s://%s:%d (store %s, name %s%s%s)\n", tls ? "https" : "http", where.host.c_str(),
               api.port(), std::string(c->store().backend()).c_str(), c->options().name.c_str(),
               o.dry_run ? ", dry run" : "", o.token_file.empty() ? ", no authentication" : "");
   std::fflush(stdout);

@@ -20,9 +20,6 @@ struct ActionBackend {
 };
 Status ParseActionBackend(std::string_view spec, ActionBackend* out);
 
-// "127.0.0.1:8470", "[::1]:8470", "0.0.0.0:8470".
-Status ParseListen(std::string_view spec, std::string* host, int* port);
-bool IsLoopback(std::string_view host);
 
 struct ControllerOptions {
   std::string listen = "127.0.0.1:8470";
