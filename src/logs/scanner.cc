@@ -286,9 +286,34 @@ void LogStream::Appended(size_t old_size, const Sink& sink) {
     last_nl = size_ - 1;
   }
   if (last_nl == std::string_view::npos || last_nl + 1 <= processed_) return;
+  last_nl = CutLongLines(last_nl);
   const size_t end = HoldBackFrom(last_nl + 1);
   if (end > processed_) MatchRegion(end, sink);
   TrimLookback();
+}
+
+size_t LogStream::CutLongLines(size_t last_nl) {
+  // Whole lines arrive in one read as well as in pieces: a line that ends inside this read
+  // is held to the same limit as one cut above. Each step looks at the next max + 1 bytes
+  // for their last '\n' (memrchr stops near the window's end), so a read of ordinary lines
+  // costs a few calls, not one per line.
+  const size_t max = options_.max_line_bytes;
+  char* buf = buf_.get();
+  for (size_t start = processed_; start <= last_nl && last_nl - start >= max;) {
+    if (const void* nl = memrchr(buf + start, '\n', max + 1)) {
+      start = static_cast<size_t>(static_cast<const char*>(nl) - buf) + 1;
+      continue;
+    }
+    // The line at `start` is longer than max: keep its head, drop the rest up to its '\n'.
+    const auto* end = static_cast<const char*>(std::memchr(buf + start + max, '\n', last_nl + 1 - (start + max)));
+    const size_t dropped = static_cast<size_t>(end - buf) - (start + max);
+    std::memmove(buf + start + max, end, size_ - static_cast<size_t>(end - buf));
+    size_ -= dropped;
+    last_nl -= dropped;
+    ++stats_.cut_lines;
+    start += max + 1;
+  }
+  return last_nl;
 }
 
 void LogStream::Flush(const Sink& sink, bool end_of_input) {

@@ -85,6 +85,9 @@ class LogStream {
   // then match every record that is complete.
   void Appended(size_t old_size, const Sink& sink);
   char* Tail(size_t n);  // room for n more bytes at the end of the buffer
+  // Cuts each line of buf_[processed_, last_nl] longer than max_line_bytes to its head
+  // (counted in cut_lines); returns where last_nl is afterwards.
+  size_t CutLongLines(size_t last_nl);
   // Matches the lines of buf_[processed_, end) and advances processed_.
   void MatchRegion(size_t end, const Sink& sink);
   void TrimLookback();

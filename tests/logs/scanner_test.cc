@@ -139,6 +139,27 @@ TEST(Scanner, LongLinesAreCutNotFatal) {
   EXPECT_EQ(ev[0].xid, 48);
 }
 
+// A long line that ends inside one read is cut like one that spans reads: at the default
+// 4 MiB read, a 2 MiB line and a 3 MiB one are cut to 1 MiB, in small reads too.
+TEST(Scanner, LongLinesWithinOneReadAreCutToo) {
+  const std::string text = "NVRM: Xid (PCI:0000:18:00): 48, before\n" + std::string(2u << 20, 'B') +
+                           " NVRM: Xid (PCI:0000:19:00): 79, hidden past the cut\n" + std::string(3u << 20, 'C') +
+                           "\nNVRM: Xid (PCI:0000:2a:00): 48, after the long lines\n" +
+                           std::string((1u << 20) - 1, 'D') + "\nNVRM: Xid (PCI:0000:2b:00): 48, after a line at the limit\n";
+  for (size_t chunk : {size_t{4} << 20, size_t{8} << 20, size_t{65536}}) {
+    ScanOptions o;
+    o.chunk_bytes = chunk;
+    ScanStats st;
+    auto ev = Scan(text, o, &st);
+    EXPECT_EQ(st.cut_lines, 2u) << chunk;
+    ASSERT_EQ(ev.size(), 3u) << chunk;
+    EXPECT_EQ(ev[0].line, 1u);
+    EXPECT_EQ(ev[1].line, 4u);  // line numbers count the cut lines once each
+    EXPECT_EQ(ev[2].line, 6u);
+    EXPECT_EQ(st.bytes, text.size());
+  }
+}
+
 TEST(Scanner, GarbageNeverCrashes) {
   std::string g;
   for (int i = 0; i < 200000; ++i) g.push_back(static_cast<char>((i * 7919) % 256));
