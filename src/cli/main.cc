@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
   if (int rc = aegis::RunAgentCommand(argc, argv); rc >= 0) return rc;
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
+  // The main app's options (--rules) may come after a subcommand too (`aegis rules check
+  // --rules DIR`, as a unit file appends them): subcommands made below inherit this and
+  // pass what they do not know up to the app.
+  app.fallthrough();
   std::vector<std::string> rule_dirs;
   aegis::AddRulesOption(app, &rule_dirs);
 
@@ -60,7 +64,6 @@ int main(int argc, char** argv) {
   aegis::DescribeAgentCommand(app);
 
   CLI11_PARSE(app, argc, argv);
-  // Flags of the main app given after the subcommand are parsed too (CLI11 fallthrough).
   try {
     aegis::Catalog catalog = aegis::Catalog::Load(rule_dirs);
     aegis::Matcher matcher(catalog);

@@ -59,6 +59,10 @@ rules:
 YAML
 check "--rules adds a rule" '"$AEGIS" --rules "$tmp/rules" classify --json "$tmp/l.log" | head -1 | grep -q "\"critical\""'
 check "rules check passes" '"$AEGIS" --rules "$tmp/rules" rules check >/dev/null'
+builtin=$("$AEGIS" rules check | tail -1 | cut -d' ' -f1)
+check "--rules after the subcommand is read too (a unit file appends it)" \
+  '[ "$("$AEGIS" rules check --rules "$tmp/rules" | tail -1 | cut -d" " -f1)" -eq $((builtin + 1)) ] &&
+   "$AEGIS" classify --json "$tmp/l.log" --rules "$tmp/rules" | head -1 | grep -q "\"critical\""'
 echo "rules: [ {id: x" >"$tmp/rules/broken.yaml"
 "$AEGIS" --rules "$tmp/rules" classify "$tmp/l.log" >/dev/null 2>"$tmp/err"; rc=$?
 check "broken rules exit 2 naming the file" '[ $rc -eq 2 ] && grep -q broken.yaml "$tmp/err"'
