@@ -1,8 +1,13 @@
-// Status: the one error style of every reader, store and client (after leveldb's
+// Status: the error style of every reader, store, client and server (after leveldb's
 // Status). A call that can fail returns a Status; ok() means it did what it says, and
 // otherwise the code says what kind of failure it was, so that callers decide on the
 // code and never on the message's text. The message is for people (logs, stderr).
 // Cheap to copy when ok (no allocation). Thread-compatible.
+// One layer differs, on purpose: loading a rule catalogue (rules/, match/) throws
+// CatalogError (rules/catalog.h), because a catalogue that does not load stops a process
+// at start, before any input is read; its callers catch it at their front door. Exceptions
+// thrown by libraries inside a parser (nlohmann's json::exception) are caught there and
+// returned as a Status.
 #pragma once
 #include <string>
 #include <string_view>

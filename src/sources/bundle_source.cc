@@ -223,6 +223,19 @@ void ReadMetrics(const fs::path& root, int threads, IncidentBuilder* b) {
   }
 }
 
+// Problems reported while the job is parsed, held until the topology's are reported, so
+// that a bundle's problems are listed file by file in one order.
+class HeldReports final : public Reporter {
+ public:
+  void Report(std::string_view where, const Status& status) override { held_.emplace_back(std::string(where), status); }
+  void PassTo(Reporter* to) const {
+    for (const auto& [where, status] : held_) to->Report(where, status);
+  }
+
+ private:
+  std::vector<std::pair<std::string, Status>> held_;
+};
+
 }  // namespace
 
 Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleReadOptions& options,
@@ -238,9 +251,12 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   // The logs are most of the work and need only the job's times (the year of yearless
   // times; the window whose sides repeated events are kept apart by): they are scanned
   // while the topology, the facts and the probes are read.
+  // Parsed once; what it reports is held and passed on after the topology's problems.
   Job job;
+  HeldReports job_reports;
+  const Status job_parsed = ParseJob(job_text, &job, &job_reports);
   double ref = static_cast<double>(std::time(nullptr));
-  if (ParseJob(job_text, &job, nullptr).ok() && !std::isnan(job.started_at)) ref = job.started_at;
+  if (job_parsed.ok() && !std::isnan(job.started_at)) ref = job.started_at;
   std::set<std::string> folders;
   if (fs::is_directory(root / "nodes", ec))
     for (const auto& d : fs::directory_iterator(root / "nodes", ec))
@@ -250,7 +266,7 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   so.ref_time = ref;
   const std::vector<LogFile> logs = ListLogs(root, folders);
   // An early return waits for the scan too: std::async's future joins in its destructor.
-  // The scan keeps its own copy of the job (its window); `job` is parsed again below.
+  // The scan keeps its own copy of the job (its window).
   auto scan = std::async(std::launch::async, [&, window_job = job, window = b->options().window] {
     return ScanLogs(logs, matcher, so, window_job, window, options.threads);
   });
@@ -261,7 +277,8 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   if (Status s = ReadJsonFile(root / "topology.json", &text); !s.ok())
     return s.IsNotFound() ? missing("topology.json") : s;
   if (Status s = ParseTopology(text, &topology, b); !s.ok()) return Status::InvalidArgument(dir + ": " + s.message());
-  if (Status s = ParseJob(job_text, &job, b); !s.ok()) return Status::InvalidArgument(dir + ": " + s.message());
+  job_reports.PassTo(b);
+  if (!job_parsed.ok()) return Status::InvalidArgument(dir + ": " + job_parsed.message());
   for (const auto& h : job.hosts)
     if (topology.FindNode(h) < 0) b->Report("job.json", Status::InvalidArgument("host " + h + " is not in topology.json"));
   b->SetTopology(std::move(topology));

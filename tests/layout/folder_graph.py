@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Fails when the folders of src/ include each other in a cycle.
+"""The graph of which folders of src/ include which, checked and drawn.
 
 Each folder of src/ is a component; a file's `#include "other/x.h"` is an edge from its
-folder to `other`. The layers (README's Layout) only hold if that graph has no cycle, which
-a file's name cannot show: this prints each cycle with the files that close it.
-Usage: folder_cycles.py SRC_DIR
+folder to `other`.
+  folder_graph.py SRC_DIR                 fails when the folders include each other in a
+                                          cycle (the layers only hold without one, which a
+                                          file's name cannot show), printing the files
+                                          that close it
+  folder_graph.py SRC_DIR --mermaid       prints the graph as a Mermaid flowchart (each
+                                          folder with the folders it uses directly, less
+                                          what those already reach)
+  folder_graph.py SRC_DIR --check-doc MD  fails unless MD holds that flowchart as it is
+                                          today (docs/architecture.md's picture)
 """
 import os
 import re
@@ -64,9 +71,47 @@ def cycles(edges):
     return out
 
 
+def reduced(edges):
+    """Edges less those implied by a longer path (transitive reduction of an acyclic graph)."""
+    def reach(v, seen):
+        for w in edges.get(v, {}):
+            if w not in seen:
+                seen.add(w)
+                reach(w, seen)
+        return seen
+
+    out = {}
+    for v in edges:
+        direct = set(edges[v])
+        implied = set()
+        for w in direct:
+            implied |= reach(w, set())
+        out[v] = sorted(direct - implied)
+    return out
+
+
+def mermaid(edges):
+    lines = ["```mermaid", "flowchart BT"]
+    for v, targets in sorted(reduced(edges).items()):
+        for w in targets:
+            lines.append(f"  {v} --> {w}")
+    lines.append("```")
+    return "\n".join(lines)
+
+
 def main():
     src = sys.argv[1]
     edges = edges_of(src)
+    if len(sys.argv) > 2 and sys.argv[2] == "--mermaid":
+        print(mermaid(edges))
+        return 0
+    if len(sys.argv) > 3 and sys.argv[2] == "--check-doc":
+        with open(sys.argv[3], encoding="utf-8") as f:
+            if mermaid(edges) in f.read():
+                print(f"{sys.argv[3]}: its picture of src/ is current")
+                return 0
+        print(f"{sys.argv[3]}: its picture of src/ is out of date; run\n  {sys.argv[0]} {src} --mermaid\nand put the output in its place")
+        return 1
     if not edges:
         print(f"no includes between folders found under {src}")
         return 1
