@@ -62,6 +62,17 @@ struct Record {
   std::vector<uint32_t> rules;
   uint64_t first = 0, last = 0;
   LinePrefix prefix;  // of the candidate line, with the time of the record's head line
+  // The lines up to the candidate's: their bytes of `message`, and how many of `rules`
+  // are the candidate's own.
+  size_t head_end = 0, head_rules = 0;
+  // Continuation lines after the candidate that some rule may match on their own: where
+  // each one's text lies in `message` ([begin, end)), the number of `rules` gathered
+  // before it, and its index among the scanned candidates.
+  struct Part {
+    uint64_t line = 0;
+    size_t begin = 0, end = 0, rules_before = 0, candidate = 0;
+  };
+  std::vector<Part> parts;
 };
 
 // Where the last search back for an inherited time ended, so that the next untimed
@@ -112,6 +123,7 @@ struct LogStream::State {
   double last_ts = NAN;       // newest time seen on a matched line (for lines without one)
   bool last_zoned = false;
   uint64_t skip_through = 0;  // candidates up to this line were folded into an earlier event
+  uint64_t fold_floor = 0;    // a record split off its head here: no later line folds back over it
   struct DeviceReport {
     uint64_t line = 0;
     LineClass line_class = LineClass::kNone;
@@ -155,6 +167,8 @@ struct LogStream::Reuse {
   Record record;
   LogEvent event;
   RuleMatch match;
+  std::vector<uint32_t> part_rules;  // SplitAtOwnMatch's
+  std::vector<uint32_t> part_matched;
   std::vector<Confirmed> confirmed = std::vector<Confirmed>(kSets * kWays);
   uint64_t clock = 0;
   Confirmed uncached;
@@ -392,17 +406,18 @@ namespace {
 // before it that it continues, and indented lines after it (up to `limit`) that continue
 // it, with the candidate rules of those lines.
 void FoldRecord(std::string_view buf, size_t limit, LineSpan cand, const CandidateRules& cand_rules,
-                uint64_t line_no, size_t next_ci, const std::vector<CandidateLine>& candidates, size_t region_begin,
-                const ScanOptions& o, Record& r) {
+                uint64_t line_no, uint64_t fold_floor, size_t next_ci, const std::vector<CandidateLine>& candidates,
+                size_t region_begin, const ScanOptions& o, Record& r) {
   std::string_view raw = LineAt(buf, cand.begin);
   r.prefix = ParsePrefix(raw, o);
   r.rules.assign(cand_rules.begin(), cand_rules.end());
   r.message.assign(raw.substr(r.prefix.message_offset));
   r.first = r.last = line_no;
+  r.parts.clear();
   if (r.prefix.continuation) {
     std::vector<std::string_view> before;
     size_t b = cand.begin;
-    for (int k = 0; k < kMaxFoldLines; ++k) {
+    for (int k = 0; k < kMaxFoldLines && r.first - 1 > fold_floor; ++k) {
       size_t pb = PrevLineStart(buf, b);
       if (pb == std::string_view::npos) break;
       std::string_view pl = LineAt(buf, pb);
@@ -426,6 +441,8 @@ void FoldRecord(std::string_view buf, size_t limit, LineSpan cand, const Candida
     }
     r.message.insert(0, head);
   }
+  r.head_end = r.message.size();
+  r.head_rules = r.rules.size();
   size_t b = cand.end + 1;
   for (int k = 0; k < kMaxFoldLines && b < limit; ++k) {
     std::string_view nl = LineAt(buf, b);
@@ -433,12 +450,15 @@ void FoldRecord(std::string_view buf, size_t limit, LineSpan cand, const Candida
     LinePrefix np = ParsePrefix(nl, o);
     if (!np.continuation) break;
     r.message += ' ';
+    const size_t text_begin = r.message.size();
     r.message.append(nl.substr(np.message_offset));
     ++r.last;
     while (next_ci < candidates.size() && candidates[next_ci].begin + region_begin < b) ++next_ci;
-    if (next_ci < candidates.size() && candidates[next_ci].begin + region_begin == b)
+    if (next_ci < candidates.size() && candidates[next_ci].begin + region_begin == b) {
+      r.parts.push_back({r.last, text_begin, r.message.size(), r.rules.size(), next_ci});
       for (uint32_t rule : candidates[next_ci].rules)
         if (std::find(r.rules.begin(), r.rules.end(), rule) == r.rules.end()) r.rules.push_back(rule);
+    }
     b = NextLineStart(buf, b);
   }
 }
@@ -521,6 +541,49 @@ const LogStream::Confirmed* LogStream::ConfirmRecord() {
   c.pci = ToLower(re.match.Field("pci"));
   c.text = SanitizeForOutput(rec.message, 1024);
   return &c;
+}
+
+// A record is its head line (the candidate) with the indented lines after it. Where a
+// continuation line is a message of its own (a rule matches it alone: a table row printed
+// under a driver's line, a second process's "what():" under the first's) and the head is
+// one too, the record ends before that line, which starts its own: a rule that matches
+// only the continuation never takes the head's line, and the continuation keeps its own
+// class. The head is a message of its own when a specific rule (kDefaultPriority or more)
+// matches it alone; a wrapper's or catch-all's head ("terminate called after throwing
+// ...", explained by its what() line) keeps its continuation lines. Lines that only make
+// sense together stay one record: when the rule that wins the whole record matches
+// neither the head nor any such line alone, the record is kept whole; and records whose
+// head is no candidate (a traceback's frames under their header) never split here.
+const LogStream::Confirmed* LogStream::SplitAtOwnMatch(const Confirmed* whole) {
+  Reuse& re = *reuse_;
+  Record& rec = re.record;
+  const uint32_t winner = whole->rule;
+  const std::string_view message(rec.message);
+  re.part_rules.assign(rec.rules.begin(), rec.rules.begin() + static_cast<std::ptrdiff_t>(rec.head_rules));
+  if (!matcher_.Confirm(message.substr(0, rec.head_end), re.part_rules, &re.match)) return whole;
+  if (matcher_.catalog().rules()[re.match.rule].priority < kDefaultPriority) return whole;
+  bool winner_alone = re.match.rule == winner;
+  re.part_matched.assign(rec.parts.size(), UINT32_MAX);  // the rule each part matches alone
+  for (size_t i = 0; i < rec.parts.size(); ++i) {
+    const Record::Part& p = rec.parts[i];
+    const CandidateRules& own = candidates_[p.candidate].rules;
+    re.part_rules.assign(own.begin(), own.end());
+    if (!matcher_.Confirm(message.substr(p.begin, p.end - p.begin), re.part_rules, &re.match)) continue;
+    re.part_matched[i] = re.match.rule;
+    winner_alone = winner_alone || re.match.rule == winner;
+  }
+  if (!winner_alone) return whole;
+  for (size_t i = 0; i < rec.parts.size(); ++i) {
+    if (re.part_matched[i] == UINT32_MAX) continue;
+    const Record::Part p = rec.parts[i];
+    rec.message.resize(p.begin - 1);  // without the blank that joined the line
+    rec.rules.resize(p.rules_before);
+    rec.last = p.line - 1;
+    rec.parts.clear();
+    st_->fold_floor = rec.last;
+    return ConfirmRecord();
+  }
+  return whole;
 }
 
 void LogStream::InheritTime(std::string_view buf, size_t line_begin, uint64_t line_no, double* ts, bool* zoned) {
@@ -636,8 +699,9 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
       }
     }
     if (!repeat) {
-      FoldRecord(buf, end, at, cand.rules, line_no, ci + 1, candidates_, region_begin, options_, rec);
+      FoldRecord(buf, end, at, cand.rules, line_no, st.fold_floor, ci + 1, candidates_, region_begin, options_, rec);
       c = ConfirmRecord();
+      if (c->matched && rec.first == line_no && !rec.parts.empty()) c = SplitAtOwnMatch(c);
       if (c->used && rec.first == line_no && rec.last == line_no && !rec.prefix.continuation && !next_indented) {
         seen = set;  // the way used least recently takes this line
         for (size_t w = 1; w < State::kRepeatWays; ++w)

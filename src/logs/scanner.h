@@ -98,6 +98,9 @@ class LogStream {
   // What the rules make of the record being built: remembered for its message, or
   // confirmed now (null when no rule matches).
   const Confirmed* ConfirmRecord();
+  // `whole` confirmed the record being built: the record ends before a continuation line
+  // that is a message of its own, when the head is one too (scanner.cc says when).
+  const Confirmed* SplitAtOwnMatch(const Confirmed* whole);
   // An untimed record's time, inherited from the nearest earlier line that has one.
   void InheritTime(std::string_view buf, size_t line_begin, uint64_t line_no, double* ts, bool* zoned);
   // The events being folded (ScanOptions::fold_repeats) go to the sink.

@@ -21,6 +21,9 @@ namespace aegis {
 // The highest priority a fallback rule may have: below every specific rule (whose default
 // is 50 and whose generic catch-alls start at 10).
 inline constexpr int kMaxFallbackPriority = 10;
+// A rule's priority when it gives none. Below it are the wrappers and catch-alls, whose
+// line the lines after it explain ("terminate called ..." and its what() line).
+inline constexpr int kDefaultPriority = 50;
 
 struct Rule {
   std::string id;
@@ -33,7 +36,7 @@ struct Rule {
   std::string component;        // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, config, ...
   std::string pattern;          // RE2 syntax, matched against the message (prefixes stripped)
   std::string prefilter;        // optional cheaper pattern for the scanner; must match every line `pattern` does
-  int priority = 50;            // the highest-priority matching rule classifies a line
+  int priority = kDefaultPriority;  // the highest-priority matching rule classifies a line
   std::string reason;           // why the line has this class, for people
   std::string config_key;       // config rules: the facts.json key to repair
   bool cascade = false;         // dist symptom (timeouts, remote exits): confirms, never locates

@@ -85,6 +85,46 @@ TEST(Scanner, FoldsIndentedKernelContinuation) {
   EXPECT_EQ(ev[1].rule_id, "gpu-probe-failed");
 }
 
+// An indented line that is a message of its own (a BMC event-log row pasted under a
+// driver line, machine-shop-maintenance#76) ends the record above it: the rule that matches
+// only the row (priority 60) does not take the driver's line (priority 50), and the row
+// keeps its own class. A line that no rule matches alone stays folded.
+TEST(Scanner, ContinuationThatIsAMessageOfItsOwnStartsItsOwnRecord) {
+  std::string text =
+      "[Sun Apr 14 12:48:42 2024] NVRM: GPU 0000:81:00.0: RmInitAdapter failed! (0x25:0x40:1470)\n"
+      "  6a | 04/12/2024 | 03:27:29 PM CDT | Critical Interrupt | Bus Correctable error () | Asserted\n"
+      "  6b | 04/12/2024 | 03:27:30 PM CDT | Event Logging Disabled | Log area reset/cleared | Asserted\n"
+      "[Sun Apr 14 12:48:43 2024] NVRM: GPU 0000:81:00.0: RmInitAdapter failed! (0x25:0x40:1470)\n"
+      "  while loading the GSP firmware\n";
+  auto ev = Scan(text);
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].rule_id, "gpu-init-failed");
+  EXPECT_EQ(ev[0].line_class, LineClass::kCritical);
+  EXPECT_EQ(ev[0].first_line, 1u);
+  EXPECT_EQ(ev[0].last_line, 1u);
+  EXPECT_EQ(ev[0].text.find("Correctable"), std::string::npos);
+  EXPECT_EQ(ev[1].rule_id, "ipmi-sel-corrected");
+  EXPECT_EQ(ev[1].line_class, LineClass::kHint);
+  EXPECT_EQ(ev[1].first_line, 2u);  // not folded back over the line it was split from
+  EXPECT_EQ(ev[1].last_line, 3u);   // the row after it continues it
+  EXPECT_EQ(ev[2].rule_id, "gpu-init-failed");
+  EXPECT_EQ(ev[2].first_line, 4u);
+  EXPECT_EQ(ev[2].last_line, 5u);
+}
+
+// A wrapper's line (below the default priority) keeps the continuation that explains it:
+// C++'s terminate handler and its what() line are one record, classified by the what()
+// (sglang#9151); so are lines that only match together.
+TEST(Scanner, WrapperKeepsTheContinuationThatExplainsIt) {
+  auto ev = Scan(
+      "terminate called after throwing an instance of 'c10::AcceleratorError'\n"
+      "  what():  CUDA error: uncorrectable ECC error encountered\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].rule_id, "cuda-ecc-uncorrectable");
+  EXPECT_EQ(ev[0].first_line, 1u);
+  EXPECT_EQ(ev[0].last_line, 2u);
+}
+
 TEST(Scanner, AerDetailInheritsItsReportClass) {
   std::string text =
       "[1.0] pcieport 0000:00:02.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, id=0010(Transmitter ID)\n"
@@ -206,6 +246,9 @@ std::string Contextual() {
   t += "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n";
   t += "               NVRM: fallen off the bus and is not responding to commands.\n";
   t += "[2026-11-30 10:05:00,000] step 10\n";
+  // A record that splits at its continuation line (the split holds in any piece).
+  t += "[Sun Apr 14 12:48:42 2024] NVRM: GPU 0000:81:00.0: RmInitAdapter failed! (0x25:0x40:1470)\n";
+  t += "  6a | 04/12/2024 | 03:27:29 PM CDT | Critical Interrupt | Bus Correctable error () | Asserted\n";
   t += "[rank1]:Traceback (most recent call last):\n[rank1]:  File \"t.py\", line 3, in <module>\n";
   t += "[rank0]:noise from another rank\n[rank1]:    main()\n[rank1]:ValueError: bad batch\n";
   t += "h:1:2 [0] NCCL WARN NET/Socket : Connection closed by remote peer node-2<48022>\n";
