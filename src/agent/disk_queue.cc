@@ -1,18 +1,10 @@
 #include "agent/disk_queue.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
-#include "agent/fs_util.h"
 #include "agent/log.h"
-#include "bundle/bundle_reader.h"
+#include "agent/fs_util.h"
 #include "common/fixed_int.h"
 #include "common/text.h"
 
@@ -23,55 +15,52 @@ namespace {
 constexpr uint32_t kMagic = 0x31514541;  // "AEQ1" little-endian
 constexpr size_t kHeader = 20;
 constexpr uint32_t kMaxPayload = 64u << 20;
+constexpr unsigned kFileMode = 0600;
 
 uint32_t RecordCrc(const char* header, std::string_view payload) {
   uint32_t crc = Crc32c(header + 4, 12);
   return Crc32c(payload.data(), payload.size(), crc);
 }
 
-uint64_t NowMs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
+// `s` with "queue: " and `what` before its message, its code kept (the caller decides on
+// the code: ResourceExhausted means the disk is full).
+Status InQueue(const Status& s, std::string_view what) {
+  std::string msg = "queue: " + std::string(what) + ": " + s.message();
+  switch (s.code()) {
+    case Status::Code::kResourceExhausted: return Status::ResourceExhausted(std::move(msg));
+    case Status::Code::kNotFound: return Status::NotFound(std::move(msg));
+    default: return Status::IOError(std::move(msg));
+  }
 }
 
-bool PreadAll(int fd, char* buf, size_t n, uint64_t off) {
-  while (n > 0) {
-    ssize_t r = ::pread(fd, buf, n, static_cast<off_t>(off));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    buf += r;
-    n -= static_cast<size_t>(r);
-    off += static_cast<uint64_t>(r);
-  }
-  return true;
-}
-
-Status PwriteAll(int fd, std::string_view data, uint64_t off) {
-  while (!data.empty()) {
-    ssize_t r = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(off));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return Status::IOError(std::string("queue write failed: ") + std::strerror(errno));
-    data.remove_prefix(static_cast<size_t>(r));
-    off += static_cast<uint64_t>(r);
-  }
-  return Status::Ok();
+// Reads n bytes at `off`; *whole false when the file ends first.
+Status ReadExactly(RandomAccessFile* file, uint64_t off, size_t n, char* buf, bool* whole) {
+  size_t got = 0;
+  Status s = file->ReadAt(off, n, buf, &got);
+  *whole = s.ok() && got == n;
+  return s;
 }
 
 // Walks the records of a segment file from offset 0: their count and the end of the last
-// valid one. With `verify`, payloads are read and checked against their CRC.
-void ScanSegment(int fd, uint64_t file_size, bool verify, uint64_t* valid_size, uint64_t* records,
-                 std::vector<uint64_t>* boundaries) {
+// valid one. With `verify`, payloads are read and checked against their CRC. A read that
+// fails is an error (never taken for the end of the valid records).
+Status ScanSegment(RandomAccessFile* file, uint64_t file_size, bool verify, uint64_t* valid_size, uint64_t* records,
+                   std::vector<uint64_t>* boundaries) {
   uint64_t off = 0, n = 0;
   std::string payload;
   char h[kHeader];
+  bool whole = false;
   while (off + kHeader <= file_size) {
-    if (!PreadAll(fd, h, kHeader, off)) break;
+    if (Status s = ReadExactly(file, off, kHeader, h, &whole); !s.ok()) return s;
+    if (!whole) break;
     const uint32_t len = GetU32(h + 4);
     if (GetU32(h) != kMagic || len > kMaxPayload || off + kHeader + len > file_size) break;
     if (verify) {
       payload.resize(len);
-      if (len && !PreadAll(fd, payload.data(), len, off + kHeader)) break;
+      if (len) {
+        if (Status s = ReadExactly(file, off + kHeader, len, payload.data(), &whole); !s.ok()) return s;
+        if (!whole) break;
+      }
       if (RecordCrc(h, payload) != GetU32(h + 16)) break;
     }
     off += kHeader + len;
@@ -80,6 +69,7 @@ void ScanSegment(int fd, uint64_t file_size, bool verify, uint64_t* valid_size, 
   }
   *valid_size = off;
   *records = n;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -91,11 +81,7 @@ DiskQueue::DiskQueue(std::string dir, DiskQueueOptions options) : dir_(std::move
   return o;
 }()) {}
 
-DiskQueue::~DiskQueue() {
-  if (write_fd_ >= 0) ::close(write_fd_);
-  for (auto& s : segs_)
-    if (s.read_fd >= 0) ::close(s.read_fd);
-}
+DiskQueue::~DiskQueue() = default;
 
 std::string DiskQueue::SegmentPath(uint64_t id) const {
   char name[32];
@@ -103,8 +89,11 @@ std::string DiskQueue::SegmentPath(uint64_t id) const {
   return dir_ + "/" + name;
 }
 
+uint64_t DiskQueue::NowMs() const { return static_cast<uint64_t>(options_.env->NowEpochSeconds() * 1000.0); }
+
 Status DiskQueue::Open(const std::string& dir, DiskQueueOptions options, std::unique_ptr<DiskQueue>* out) {
-  if (Status s = MakeDirs(dir, 0700); !s.ok()) return s;
+  if (options.env == nullptr) options.env = Env::Default();
+  if (Status s = CreateDirs(options.env, dir, 0700); !s.ok()) return InQueue(s, "cannot create its directory");
   std::unique_ptr<DiskQueue> q(new DiskQueue(dir, options));
   if (Status s = q->Load(); !s.ok()) return s;
   *out = std::move(q);
@@ -112,56 +101,59 @@ Status DiskQueue::Open(const std::string& dir, DiskQueueOptions options, std::un
 }
 
 Status DiskQueue::Load() {
+  Env* env = options_.env;
+  std::vector<std::string> names;
+  if (Status s = env->GetChildren(dir_, &names); !s.ok()) return InQueue(s, "cannot list its directory");
   std::vector<uint64_t> ids;
-  DIR* d = ::opendir(dir_.c_str());
-  if (!d) return Status::IOError("cannot list " + dir_ + ": " + std::strerror(errno));
-  while (dirent* e = ::readdir(d)) {
-    std::string_view name = e->d_name;
+  for (const std::string& name : names) {
     if (name.size() != 24 || name.substr(20) != ".seg") continue;
-    if (auto v = ParseInt(name.substr(0, 20)); v && *v >= 0) ids.push_back(static_cast<uint64_t>(*v));
+    if (auto v = ParseInt(std::string_view(name).substr(0, 20)); v && *v >= 0) ids.push_back(static_cast<uint64_t>(*v));
   }
-  ::closedir(d);
   std::sort(ids.begin(), ids.end());
 
   Position ack;
   std::string text;
-  if (ReadSmallFile(dir_ + "/ack", &text, 4096).ok()) {
+  // A missing or garbled ack file means "nothing delivered" (events resent, which the
+  // controller recognises); one the disk cannot read fails the open instead, since going
+  // on would resend the whole queue.
+  if (Status s = ReadFileToString(env, dir_ + "/ack", 4096, &text); s.ok()) {
     auto parts = Split(Trim(text), ' ');
     if (parts.size() == 2) {
       auto seg = ParseInt(parts[0]), off = ParseInt(parts[1]);
       if (seg && off && *seg >= 0 && *off >= 0) ack = {static_cast<uint64_t>(*seg), static_cast<uint64_t>(*off)};
     }
+  } else if (s.code() == Status::Code::kIOError) {
+    return InQueue(s, "cannot read the acknowledged position");
   }
 
   for (size_t k = 0; k < ids.size(); ++k) {
     const uint64_t id = ids[k];
     const std::string path = SegmentPath(id);
     if (id < ack.seg) {  // delivered entirely; a crash came before it was deleted
-      ::unlink(path.c_str());
+      (void)env->RemoveFile(path);
       continue;
     }
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      ::close(fd);
-      return Status::IOError("cannot stat " + path);
-    }
+    uint64_t file_size = 0;
+    std::unique_ptr<RandomAccessFile> file;
+    Status st = env->GetFileSize(path, &file_size);
+    if (st.ok()) st = env->NewRandomAccessFile(path, &file);
+    if (!st.ok()) return InQueue(st, "cannot open a segment");
     const bool last = k + 1 == ids.size();
     Segment s;
     s.id = id;
     std::vector<uint64_t> bounds;
-    ScanSegment(fd, static_cast<uint64_t>(st.st_size), /*verify=*/last, &s.size, &s.records,
-                id == ack.seg ? &bounds : nullptr);
-    if (s.size < static_cast<uint64_t>(st.st_size)) {
-      Log("queue: " + path + ": " + std::to_string(static_cast<uint64_t>(st.st_size) - s.size) +
+    st = ScanSegment(file.get(), file_size, /*verify=*/last, &s.size, &s.records, id == ack.seg ? &bounds : nullptr);
+    if (!st.ok()) return InQueue(st, "cannot read a segment");
+    if (s.size < file_size) {
+      Log("queue: " + path + ": " + std::to_string(file_size - s.size) +
           " bytes after the last whole record cut off (a write torn by a crash, or damage)");
-      if (last && ::ftruncate(fd, static_cast<off_t>(s.size)) != 0) {
-        ::close(fd);
-        return Status::IOError("cannot truncate " + path);
+      if (last) {
+        std::unique_ptr<WritableFile> w;
+        st = env->ReopenWritableFile(path, kFileMode, &w);
+        if (st.ok()) st = w->Truncate(s.size);
+        if (!st.ok()) return InQueue(st, "cannot cut off a torn record");
       }
     }
-    ::close(fd);
     if (segs_.empty()) {
       if (id == ack.seg) {
         // Records wholly before the ack offset were delivered.
@@ -180,59 +172,57 @@ Status DiskQueue::Load() {
     }
     total_records_ += s.records;
     total_bytes_ += s.size;
-    segs_.push_back(s);
+    segs_.push_back(std::move(s));
   }
   if (segs_.empty()) {
     Segment s;
     s.id = std::max<uint64_t>(ack.seg, ids.empty() ? 0 : ids.back()) + 1;
-    int fd = ::open(SegmentPath(s.id).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) return Status::IOError("cannot create " + SegmentPath(s.id) + ": " + std::strerror(errno));
-    ::close(fd);
-    segs_.push_back(s);
-    ack_ = {s.id, 0};
+    std::unique_ptr<WritableFile> w;
+    if (Status st = env->NewWritableFile(SegmentPath(s.id), kFileMode, &w); !st.ok())
+      return InQueue(st, "cannot create a segment");
+    segs_.push_back(std::move(s));
+    ack_ = {segs_.back().id, 0};
     acked_in_front_ = 0;
-    if (options_.sync) SyncDir(dir_);
+    if (options_.sync) (void)env->SyncDir(dir_);  // at worst the empty segment is made again
   }
-  if (Status s = PersistAck(); !s.ok()) return s;
+  if (Status s = PersistAck(); !s.ok()) return InQueue(s, "cannot write the acknowledged position");
   return OpenActive();
 }
 
 Status DiskQueue::OpenActive() {
-  if (write_fd_ >= 0) ::close(write_fd_);
-  const std::string path = SegmentPath(segs_.back().id);
-  write_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (write_fd_ < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  writer_.reset();
+  if (Status s = options_.env->ReopenWritableFile(SegmentPath(segs_.back().id), kFileMode, &writer_); !s.ok())
+    return InQueue(s, "cannot open the segment appended to");
   return Status::Ok();
 }
 
 Status DiskQueue::RollSegment() {
   Segment s;
   s.id = segs_.back().id + 1;
-  const std::string path = SegmentPath(s.id);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError("cannot create " + path + ": " + std::strerror(errno));
-  if (options_.sync) SyncDir(dir_);
-  if (write_fd_ >= 0) ::close(write_fd_);
-  write_fd_ = fd;
-  segs_.push_back(s);
+  std::unique_ptr<WritableFile> w;
+  if (Status st = options_.env->NewWritableFile(SegmentPath(s.id), kFileMode, &w); !st.ok())
+    return InQueue(st, "cannot start a new segment");
+  if (options_.sync) (void)options_.env->SyncDir(dir_);  // a segment lost with it held nothing yet
+  writer_ = std::move(w);
+  segs_.push_back(std::move(s));
   return Status::Ok();
 }
 
 void DiskQueue::DropFront(bool count_as_dropped) {
-  Segment s = segs_.front();
+  Segment s = std::move(segs_.front());
   segs_.pop_front();
   if (count_as_dropped) dropped_records_ += s.records - acked_in_front_;
   total_records_ -= s.records;
   total_bytes_ -= s.size;
-  if (s.read_fd >= 0) ::close(s.read_fd);
-  ::unlink(SegmentPath(s.id).c_str());
+  s.reader.reset();
+  (void)options_.env->RemoveFile(SegmentPath(s.id));  // one left behind is removed at the next open
   ack_ = {segs_.front().id, 0};
   acked_in_front_ = 0;
 }
 
 Status DiskQueue::PersistAck() {
-  return WriteFileAtomically(dir_ + "/ack", std::to_string(ack_.seg) + " " + std::to_string(ack_.off) + "\n",
-                             /*sync=*/false);
+  return WriteFileAtomically(options_.env, dir_ + "/ack",
+                             std::to_string(ack_.seg) + " " + std::to_string(ack_.off) + "\n", /*sync=*/false);
 }
 
 Status DiskQueue::Append(const std::vector<std::string>& payloads) {
@@ -263,19 +253,19 @@ Status DiskQueue::Append(const std::vector<std::string>& payloads) {
   if (dropped_records_ != dropped_before) {
     Log("queue: full (" + std::to_string(options_.max_bytes >> 20) + " MiB): dropped the " +
         std::to_string(dropped_records_ - dropped_before) + " oldest events");
-    PersistAck();
+    // Not persisted: the next Ack or open moves past the dropped segments all the same.
+    (void)PersistAck();
   }
 
   Segment& active = segs_.back();
-  Status s = PwriteAll(write_fd_, buf, active.size);
-  if (s.ok() && options_.sync && ::fdatasync(write_fd_) != 0)
-    s = Status::IOError(std::string("queue fdatasync failed: ") + std::strerror(errno));
+  Status s = writer_->WriteAt(active.size, buf);
+  if (s.ok() && options_.sync) s = writer_->Sync();
   if (!s.ok()) {
-    // Leave no torn record behind: the next append writes at the old end.
-    if (::ftruncate(write_fd_, static_cast<off_t>(active.size)) != 0) {
-      // The torn bytes stay; reopening cuts them off at their bad CRC.
-    }
-    return s;
+    // Leave no torn record behind: the next append writes at the old end. Should the cut
+    // fail too, that append overwrites the torn bytes, and reopening cuts off whatever
+    // remains of them at their bad CRC.
+    (void)writer_->Truncate(active.size);
+    return InQueue(s, "cannot append " + std::to_string(payloads.size()) + " events");
   }
   active.size += buf.size();
   active.records += payloads.size();
@@ -285,25 +275,42 @@ Status DiskQueue::Append(const std::vector<std::string>& payloads) {
   return Status::Ok();
 }
 
-int DiskQueue::ReadFd(Segment& s) {
-  if (s.read_fd < 0) s.read_fd = ::open(SegmentPath(s.id).c_str(), O_RDONLY | O_CLOEXEC);
-  return s.read_fd;
+Status DiskQueue::Reader(Segment& s, RandomAccessFile** out) {
+  if (!s.reader) {
+    if (Status st = options_.env->NewRandomAccessFile(SegmentPath(s.id), &s.reader); !st.ok()) return st;
+  }
+  *out = s.reader.get();
+  return Status::Ok();
 }
 
-bool DiskQueue::ReadRecord(Segment& s, uint64_t off, QueuedRecord* rec, uint64_t* next) {
-  const int fd = ReadFd(s);
+Status DiskQueue::ReadRecord(Segment& s, uint64_t off, QueuedRecord* rec, uint64_t* next, bool* found) {
+  *found = false;
+  const std::string where = "cannot read segment " + std::to_string(s.id);
+  RandomAccessFile* file = nullptr;
+  Status opened = Reader(s, &file);
+  if (!opened.ok() && opened.code() != Status::Code::kNotFound) return InQueue(opened, where);
+  bool ok = file != nullptr && off + kHeader <= s.size;
   char h[kHeader];
-  bool ok = fd >= 0 && off + kHeader <= s.size && PreadAll(fd, h, kHeader, off);
+  if (ok) {
+    if (Status st = ReadExactly(file, off, kHeader, h, &ok); !st.ok()) return InQueue(st, where);
+  }
   const uint32_t len = ok ? GetU32(h + 4) : 0;
   ok = ok && GetU32(h) == kMagic && len <= kMaxPayload && off + kHeader + len <= s.size;
   if (ok) {
     rec->payload.resize(len);
-    ok = (len == 0 || PreadAll(fd, rec->payload.data(), len, off + kHeader)) && RecordCrc(h, rec->payload) == GetU32(h + 16);
+    if (len) {
+      if (Status st = ReadExactly(file, off + kHeader, len, rec->payload.data(), &ok); !st.ok())
+        return InQueue(st, where);
+    }
+    ok = ok && RecordCrc(h, rec->payload) == GetU32(h + 16);
   }
   if (!ok) {
-    // Damaged on disk: what follows in this segment cannot be framed any more.
-    uint64_t before = 0, n = 0;
-    if (fd >= 0) ScanSegment(fd, off, false, &before, &n, nullptr);
+    // Damaged on disk (or the file is gone): what follows in this segment cannot be framed
+    // any more. A file that is gone is first read at the segment's first queued record.
+    uint64_t before = 0, n = &s == &segs_.front() ? acked_in_front_ : 0;
+    if (file != nullptr) {
+      if (Status st = ScanSegment(file, off, false, &before, &n, nullptr); !st.ok()) return InQueue(st, where);
+    }
     const uint64_t lost = s.records > n ? s.records - n : 0;
     corrupt_records_ += lost;
     Log("queue: segment " + std::to_string(s.id) + " is damaged at byte " + std::to_string(off) + ": " +
@@ -312,14 +319,14 @@ bool DiskQueue::ReadRecord(Segment& s, uint64_t off, QueuedRecord* rec, uint64_t
     total_bytes_ -= s.size - off;
     s.records -= lost;
     s.size = off;
-    if (&s == &segs_.back() && write_fd_ >= 0 && ::ftruncate(write_fd_, static_cast<off_t>(off)) != 0) {
-      // Appends continue after the damage; the reader stops at it again.
-    }
-    return false;
+    // Appends continue after the damage; should the cut fail, the reader stops at it again.
+    if (&s == &segs_.back() && writer_) (void)writer_->Truncate(off);
+    return Status::Ok();
   }
   rec->enqueued_ms = GetU64(h + 8);
   *next = off + kHeader + len;
-  return true;
+  *found = true;
+  return Status::Ok();
 }
 
 Status DiskQueue::Peek(size_t max_records, size_t max_payload_bytes, std::vector<QueuedRecord>* out) {
@@ -338,7 +345,14 @@ Status DiskQueue::Peek(size_t max_records, size_t max_payload_bytes, std::vector
     }
     QueuedRecord rec;
     uint64_t next = 0;
-    if (!ReadRecord(s, off, &rec, &next)) continue;  // the segment now ends at `off`
+    bool found = false;
+    if (Status st = ReadRecord(s, off, &rec, &next, &found); !st.ok()) {
+      // Nothing handed out, nothing to acknowledge: the next Peek reads the same records.
+      out->clear();
+      peeked_.clear();
+      return st;
+    }
+    if (!found) continue;  // the segment now ends at `off`
     if (!out->empty() && bytes + rec.payload.size() > max_payload_bytes) break;
     bytes += rec.payload.size();
     out->push_back(std::move(rec));
@@ -402,10 +416,12 @@ DiskQueueStats DiskQueue::stats() const {
     for (const Segment& s : segs_) {
       const uint64_t off = s.id == ack_.seg ? ack_.off : 0;
       if (off + kHeader > s.size) continue;
-      int fd = ::open(SegmentPath(s.id).c_str(), O_RDONLY | O_CLOEXEC);
+      std::unique_ptr<RandomAccessFile> file;
       char h[kHeader];
-      if (fd >= 0 && PreadAll(fd, h, kHeader, off) && GetU32(h) == kMagic) st.oldest_enqueued_ms = GetU64(h + 8);
-      if (fd >= 0) ::close(fd);
+      bool whole = false;
+      if (options_.env->NewRandomAccessFile(SegmentPath(s.id), &file).ok() &&
+          ReadExactly(file.get(), off, kHeader, h, &whole).ok() && whole && GetU32(h) == kMagic)
+        st.oldest_enqueued_ms = GetU64(h + 8);
       break;
     }
   }

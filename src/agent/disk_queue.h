@@ -16,6 +16,13 @@
 // would take the queue past max_bytes, whole segments are dropped from the front (the
 // oldest events), counted in stats().dropped_records.
 //
+// Errors: every file operation goes through options.env. A failed write or fdatasync
+// fails that Append (IOError; ResourceExhausted when the disk is full) and cuts the
+// segment back to its last whole record, so nothing appended before is lost or torn and
+// the next Append writes where the failed one began. A failed read fails that Peek
+// (IOError) and changes nothing; the same records are read once the disk answers again.
+// Only records that read back damaged are skipped. No error aborts the process.
+//
 // One appender thread and one reader thread (Peek / Ack) may use it at the same time.
 #pragma once
 #include <chrono>
@@ -28,6 +35,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "env/env.h"
 
 namespace aegis::agent {
 
@@ -35,6 +43,7 @@ struct DiskQueueOptions {
   uint64_t max_bytes = 1ull << 30;       // bound of the whole queue on disk
   uint64_t segment_bytes = 64ull << 20;  // a segment is closed past this size (at most max_bytes / 4)
   bool sync = true;                      // fdatasync after every Append
+  Env* env = Env::Default();             // clock and files (not owned; outlives the queue)
 };
 
 struct QueuedRecord {
@@ -58,11 +67,13 @@ class DiskQueue {
   DiskQueue(const DiskQueue&) = delete;
   DiskQueue& operator=(const DiskQueue&) = delete;
 
-  // Appends the payloads as records (one write, then fdatasync). On an error nothing of
-  // this call is kept and the queue stays usable.
+  // Appends the payloads as records (one write, then fdatasync). On an error (IOError,
+  // ResourceExhausted for a full disk, InvalidArgument for a payload over 64 MiB) nothing
+  // of this call is kept and the queue stays usable.
   Status Append(const std::vector<std::string>& payloads);
   // Reads, without consuming, up to max_records records from the acknowledged position,
   // together at most max_payload_bytes (but at least one record when any is queued).
+  // A read that fails: IOError, *out empty, nothing changed (call again later).
   Status Peek(size_t max_records, size_t max_payload_bytes, std::vector<QueuedRecord>* out);
   // The first n records of the last Peek are done with (delivered, or given up): they are
   // acknowledged and never returned again. Records dropped meanwhile are skipped.
@@ -80,7 +91,7 @@ class DiskQueue {
     uint64_t id = 0;
     uint64_t size = 0;     // bytes of valid records
     uint64_t records = 0;  // valid records
-    int read_fd = -1;
+    std::unique_ptr<RandomAccessFile> reader;  // opened on first read
   };
   struct Position {
     uint64_t seg = 0, off = 0;
@@ -94,10 +105,12 @@ class DiskQueue {
   Status RollSegment();
   void DropFront(bool count_as_dropped);
   Status PersistAck();
-  int ReadFd(Segment& s);
-  // Reads the record at `off` of `s`; false at the end of its valid records or when
-  // damaged (then the segment's valid part ends there).
-  bool ReadRecord(Segment& s, uint64_t off, QueuedRecord* rec, uint64_t* next);
+  Status Reader(Segment& s, RandomAccessFile** out);
+  // Reads the record at `off` of `s`: *found false at the end of its valid records or when
+  // it is damaged (then the segment's valid part ends there). A read that fails is an
+  // error and changes nothing.
+  Status ReadRecord(Segment& s, uint64_t off, QueuedRecord* rec, uint64_t* next, bool* found);
+  uint64_t NowMs() const;
   uint64_t QueuedRecordsLocked() const;
 
   const std::string dir_;
@@ -106,7 +119,7 @@ class DiskQueue {
   std::condition_variable cv_;
   bool woken_ = false;
   std::deque<Segment> segs_;  // oldest first; back() is the one appended to
-  int write_fd_ = -1;
+  std::unique_ptr<WritableFile> writer_;  // of segs_.back()
   Position ack_;
   uint64_t acked_in_front_ = 0;  // records of segs_.front() before ack_
   uint64_t total_records_ = 0;   // in segs_

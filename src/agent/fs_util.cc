@@ -1,85 +1,18 @@
 #include "agent/fs_util.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <array>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
+
+#include "env/env.h"
 
 namespace aegis::agent {
 
-namespace {
-
-Status Errno(std::string_view what, const std::string& path) {
-  return Status::IOError(std::string(what) + " " + path + ": " + std::strerror(errno));
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno("cannot write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
-std::string DirOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-}  // namespace
-
 Status WriteFileAtomically(const std::string& path, std::string_view content, bool sync) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("cannot create", tmp);
-  Status s = WriteAll(fd, content, tmp);
-  if (s.ok() && sync && ::fsync(fd) != 0) s = Errno("cannot fsync", tmp);
-  ::close(fd);
-  if (!s.ok()) {
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status r = Errno("cannot rename over", path);
-    ::unlink(tmp.c_str());
-    return r;
-  }
-  return sync ? SyncDir(DirOf(path)) : Status::Ok();
+  return aegis::WriteFileAtomically(Env::Default(), path, content, sync);
 }
 
-Status MakeDirs(const std::string& path, unsigned mode) {
-  if (path.empty()) return Status::InvalidArgument("empty directory name");
-  std::string partial;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string::npos) slash = path.size();
-    partial = path.substr(0, slash);
-    pos = slash + 1;
-    if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), mode) != 0 && errno != EEXIST) return Errno("cannot create directory", partial);
-  }
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Status::IOError(path + " is not a directory");
-  return Status::Ok();
-}
+Status MakeDirs(const std::string& path, unsigned mode) { return CreateDirs(Env::Default(), path, mode); }
 
-Status SyncDir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("cannot open directory", dir);
-  Status s;
-  if (::fsync(fd) != 0 && errno != EINVAL) s = Errno("cannot fsync directory", dir);
-  ::close(fd);
-  return s;
-}
+Status SyncDir(const std::string& dir) { return Env::Default()->SyncDir(dir); }
 
 namespace {
 
@@ -124,8 +57,6 @@ std::string Hex64(uint64_t v) {
   return out;
 }
 
-double NowEpoch() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double NowEpoch() { return Env::Default()->NowEpochSeconds(); }
 
 }  // namespace aegis::agent

@@ -1,6 +1,8 @@
 // Small file-system helpers of the agent: durable replacement of a small file (state,
 // acknowledged queue position), directory creation, CRC-32C for queue records, FNV-1a
-// for stable short ids. Pure functions besides the file system, thread-safe.
+// for stable short ids. Pure functions besides the file system, thread-safe. The file
+// helpers and the clock are env/env.h's on Env::Default(), for the parts of the agent not
+// yet given an Env.
 #pragma once
 #include <cstddef>
 #include <cstdint>

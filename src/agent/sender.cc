@@ -201,7 +201,14 @@ double Sender::RunOnce() {
   const std::string hb = heartbeat ? HeartbeatJson(hb_at) : std::string();
   const size_t overhead = envelope.size() + hb.size() + 8 + limit_;  // brackets and commas
   std::vector<QueuedRecord> recs;
-  queue_->Peek(limit_, options_.max_body_bytes > overhead ? options_.max_body_bytes - overhead : 1, &recs);
+  if (Status s = queue_->Peek(limit_, options_.max_body_bytes > overhead ? options_.max_body_bytes - overhead : 1, &recs);
+      !s.ok()) {
+    // The disk did not answer: the records stay queued, and nothing goes out (a heartbeat
+    // would promise they were sent) until they can be read.
+    Limiter(5).Log("cannot read the on-disk queue (" + s.message() + "); " + std::to_string(queue_->queued()) +
+                   " events wait in it");
+    return Backoff();
+  }
   if (heartbeat && queue_->queued() > recs.size()) heartbeat = false;  // not with a backlog behind
   if (recs.empty() && !heartbeat && !report) return -1;
 

@@ -28,7 +28,8 @@ class SqliteConnection final : public SqlConnection {
   static Status Open(const std::string& path, const StoreOptions& options, std::unique_ptr<SqliteConnection>* out) {
     std::unique_ptr<SqliteConnection> c(new SqliteConnection());
     const int rc = sqlite3_open_v2(path.c_str(), &c->db_,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                   options.sqlite_vfs.empty() ? nullptr : options.sqlite_vfs.c_str());
     if (rc != SQLITE_OK) {
       if (c->db_ == nullptr) return Status::ResourceExhausted("sqlite: no memory to open " + path);
       return c->Failure(rc, "open " + path);
@@ -50,6 +51,19 @@ class SqliteConnection final : public SqlConnection {
 
   Status Exec(std::string_view sql, std::span<const SqlParam> params, SqlRows* rows, int64_t* changed) override {
     transient_ = false;
+    if (transaction_lost_) {
+      // SQLite ended the transaction itself after an I/O error or a full disk (it rolls the
+      // whole transaction back on SQLITE_FULL, SQLITE_IOERR and SQLITE_NOMEM, even in the
+      // middle of one): a statement run now would commit on its own, outside the
+      // transaction its caller believes in. Refused until the caller ends it.
+      if (sql == "ROLLBACK") {
+        transaction_lost_ = false;
+        return Status::Ok();
+      }
+      if (sql.substr(0, 5) != "BEGIN")
+        return Status::IOError("sqlite: the transaction was rolled back after an error; not run: " + std::string(sql));
+      transaction_lost_ = false;
+    }
     Prepared* p = nullptr;
     if (Status st = Prepare(sql, &p); !st.ok()) return st;
     sqlite3_stmt* s = p->stmt;
@@ -79,11 +93,13 @@ class SqliteConnection final : public SqlConnection {
     }
     const int columns = sqlite3_column_count(s);
     if (rows) rows->Reset(static_cast<size_t>(columns));
+    const bool in_transaction = sqlite3_get_autocommit(db_) == 0;
     for (;;) {
       const int rc = sqlite3_step(s);
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
         Status st = Failure(rc, "statement");
+        if (in_transaction && sqlite3_get_autocommit(db_) != 0) transaction_lost_ = true;
         sqlite3_reset(s);
         sqlite3_clear_bindings(s);
         return st;
@@ -200,6 +216,7 @@ class SqliteConnection final : public SqlConnection {
   sqlite3* db_ = nullptr;
   std::unordered_map<std::string, Prepared> cache_;
   bool transient_ = false;
+  bool transaction_lost_ = false;  // SQLite rolled back the open transaction after an error
 };
 
 const SqlDialect& Dialect() {

@@ -60,6 +60,9 @@ struct StoreOptions {
   // SQLite: fsync every commit (durable across power loss). false: synchronous=NORMAL,
   // durable across a crash of the process but not of the machine; several times faster.
   bool sqlite_sync_full = true;
+  // SQLite: the name of a registered VFS (sqlite3_vfs_register) to open the file through;
+  // empty: SQLite's default. Unknown names fail the open (InvalidArgument).
+  std::string sqlite_vfs;
 };
 
 class Store {

@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "env/fault_injection_env.h"
 #include "test_support.h"
 
 namespace aegis::agent {
@@ -77,6 +78,34 @@ TEST(RetryAfter, SecondsAndHttpDates) {
   EXPECT_EQ(ParseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", 1445412490.0), 0.0);
   EXPECT_FALSE(ParseRetryAfter("soon", 0).has_value());
   EXPECT_FALSE(ParseRetryAfter("-3", 0).has_value());
+}
+
+TEST(Sender, AQueueThatCannotBeReadSendsNothingAndBacksOff) {
+  ScratchDir d;
+  FakeController ctl;
+  FaultInjectionEnv faults;
+  DiskQueueOptions qo;
+  qo.env = &faults;
+  std::unique_ptr<DiskQueue> q;
+  ASSERT_TRUE(DiskQueue::Open(d.path(), qo, &q).ok());
+  ASSERT_TRUE(q->Append(Events(3)).ok());
+  AgentCounters counters;
+  SenderOptions o = Options(ctl.url());
+  o.heartbeat_s = 1e-9;  // a heartbeat is due: it must not go out over unread records
+  Sender s(o, q.get(), &counters, nullptr);
+  ASSERT_TRUE(s.Init().ok());
+  faults.FailReads(1);
+  EXPECT_GT(s.RunOnce(), 0);  // a backoff, not "nothing to send"
+  EXPECT_EQ(faults.injected().reads, 1u);
+  EXPECT_EQ(ctl.requests(), 0u);
+  EXPECT_EQ(q->stats().records, 3u);
+  EXPECT_EQ(s.RunOnce(), 0);  // the disk answers again: all of it goes, with the heartbeat
+  EXPECT_EQ(ctl.requests(), 1u);
+  size_t logs = 0, heartbeats = 0;
+  for (const auto& e : ctl.events()) (e["type"] == "heartbeat" ? heartbeats : logs)++;
+  EXPECT_EQ(logs, 3u);
+  EXPECT_EQ(heartbeats, 1u);
+  EXPECT_EQ(q->stats().records, 0u);
 }
 
 TEST(Sender, DeliversInOrderWithTheEnvelopeAndToken) {
