@@ -379,6 +379,7 @@ void Agent::Run() {
 
   std::vector<pollfd> fds;
   while (!stop_.load()) {
+    counters_.Add(counters_.loop_passes);
     now = SteadyNow();
     double next = std::min({next_poll, next_glob, next_sample, next_metric_flush, next_facts, next_ccl, next_state});
     if (I.kmsg && I.kmsg->fd() < 0) next = std::min(next, I.next_kmsg_open);

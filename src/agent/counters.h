@@ -43,6 +43,7 @@ struct AgentCounters {
   std::atomic<uint64_t> followed_files{0};
   std::atomic<bool> nvml_available{false};
   std::atomic<uint64_t> metric_samples{0};
+  std::atomic<uint64_t> loop_passes{0};  // passes of the main loop begun (one that stops growing is stuck)
 
   void Add(std::atomic<uint64_t>& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 };

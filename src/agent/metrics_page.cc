@@ -112,6 +112,8 @@ std::string RenderMetrics(const MetricsContext& m) {
   p.Family("aegis_agent_rule_reloads_total", "counter", "Rule reloads (SIGHUP), per result.");
   p.Sample("aegis_agent_rule_reloads_total", {{"result", "ok"}}, Get(c.rule_reloads_ok));
   p.Sample("aegis_agent_rule_reloads_total", {{"result", "error"}}, Get(c.rule_reloads_failed));
+  p.Family("aegis_agent_loop_passes_total", "counter", "Passes of the agent's main loop (one that stops growing is stuck).");
+  p.Sample("aegis_agent_loop_passes_total", {}, Get(c.loop_passes));
 
   ProcessMetrics(m.proc_self, &p);
   if (m.node) m.node->Render(&p);

@@ -92,6 +92,11 @@ void DecisionLoop::Loop() {
 }
 
 void DecisionLoop::RunOnce() {
+  RunPass();
+  ++health_->loop_passes;
+}
+
+void DecisionLoop::RunPass() {
   const double now = clock_();
   if (!leader_) {
     if (now >= next_lead_try_) TryLead(now);

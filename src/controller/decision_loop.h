@@ -63,9 +63,10 @@ class DecisionLoop {
   bool leader() const { return leader_.load(); }
   // One pass of the loop (the thread runs it; tests and the benchmark may call it directly
   // when the thread is not started).
-  void RunOnce();
+  void RunOnce();  // counted in HealthMetrics::loop_passes
 
  private:
+  void RunPass();
   struct Pending {
     std::string job;
     store::Trigger trigger = store::Trigger::kJobFailed;

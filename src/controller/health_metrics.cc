@@ -29,6 +29,8 @@ std::string HealthMetrics::Exposition() const {
   counter("aegis_event_batches_total", "Event batches accepted.", batches.load());
   counter("aegis_backpressure_total", "Event posts answered 503 because the controller was busy.", backpressure.load());
   counter("aegis_events_fed_total", "Events the decision loop fed into live incidents.", events_fed.load());
+  counter("aegis_decision_loop_passes_total", "Passes of the decision loop (a loop that stops passing is stuck).",
+          loop_passes.load());
   counter("aegis_incidents_opened_total", "Incidents opened by this instance.", incidents_opened.load());
   counter("aegis_decisions_total", "Decisions recorded by this instance.", decisions.load());
   counter("aegis_decisions_already_taken_total", "Decisions found already recorded by another instance.",

@@ -19,6 +19,7 @@ class HealthMetrics {
   std::atomic<uint64_t> batches{0};
   std::atomic<uint64_t> backpressure{0};
   std::atomic<uint64_t> events_fed{0};       // events the decision loop read back and used
+  std::atomic<uint64_t> loop_passes{0};      // decision loop passes completed (leading or not)
   std::atomic<uint64_t> incidents_opened{0};
   std::atomic<uint64_t> decisions{0};
   std::atomic<uint64_t> decisions_lost{0};   // another controller had already decided

@@ -7,7 +7,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "test_support.h"
@@ -80,6 +82,39 @@ class Running {
   std::thread thread_;
 };
 
+// Polls `done` every 10 ms for up to 20 s.
+bool WaitFor(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a condition, not waiting for time
+  }
+  return done();
+}
+
+// Waits for `passes` more passes of the agent's loop, begun once `after` has passed: what a
+// test needs before it asserts that something did NOT happen (a sleep alone proves nothing
+// on a slow machine, where the loop may not have run). `after` is for what needs the
+// agent's clock to move (its facts or poll interval); zero otherwise.
+bool WaitForLoopPasses(Running& r, int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0)) {
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t base = 0;
+  bool based = false;
+  const auto deadline = start + after + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::chrono::steady_clock::now() - start >= after) {
+      const uint64_t n = r.agent().counters().loop_passes.load();
+      if (!based) {
+        base = n;
+        based = true;
+      }
+      if (n >= base + static_cast<uint64_t>(passes)) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a condition, not waiting for time
+  }
+  return false;
+}
+
 size_t CountRule(const FakeController& ctl, const std::string& rule) {
   size_t n = 0;
   for (auto& e : ctl.of_type("log"))
@@ -118,8 +153,9 @@ TEST(Agent, ShipsClassifiedLinesFactsAndHeartbeats) {
   EXPECT_NE(res->body.find("aegis_agent_events_shipped_total "), std::string::npos);
   EXPECT_NE(res->body.find("aegis_agent_lines_read_total{source=\"train\"} 3"), std::string::npos) << res->body;
 
-  // Facts unchanged: not sent again.
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  // Facts unchanged: not sent again, though the agent has looked at them since (real time:
+  // the facts interval of Config below has passed).
+  ASSERT_TRUE(WaitForLoopPasses(r, 2, std::chrono::milliseconds(600)));
   EXPECT_EQ(ctl.of_type("facts").size(), 1u);
   WriteFile(d / "facts.json", R"({"gpu": {"driver_version": "570.124.06"}})");
   ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("facts").size() == 2; }));
@@ -131,17 +167,20 @@ TEST(Agent, LinesWrittenWhileTheControllerIsDownArriveLaterOnce) {
   WriteFile(d / "logs/rank0.log", kXid + "\n");
   {
     Running r(Config(d, "http://127.0.0.1:" + std::to_string(port)));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto& counters = r.agent().counters();
+    const auto train_lines = [&] { return counters.lines_read[static_cast<int>(InputKind::kTrain)].load(); };
+    ASSERT_TRUE(WaitFor([&] { return train_lines() >= 1; }));
     AppendFile(d / "logs/rank0.log", kPeer + "\n");
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    EXPECT_GT(r.agent().counters().send_errors[static_cast<int>(SendError::kConnect)].load(), 0u);
+    ASSERT_TRUE(WaitFor([&] {
+      return train_lines() >= 2 && counters.send_errors[static_cast<int>(SendError::kConnect)].load() > 0;
+    }));
   }  // stopped while the controller is still down: the events wait on disk
   AppendFile(d / "logs/rank0.log", kXid + "\n");  // written while no agent runs
   Running r(Config(d, "http://127.0.0.1:" + std::to_string(port)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(WaitFor([&] { return r.agent().counters().send_errors[static_cast<int>(SendError::kConnect)].load() > 0; }));
   FakeController ctl(port);  // the controller comes back
   ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("log").size() >= 3; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(WaitForLoopPasses(r, 3));  // and nothing more comes
   EXPECT_EQ(ctl.of_type("log").size(), 3u);
   EXPECT_EQ(CountRule(ctl, "xid-79"), 2u);
   EXPECT_EQ(ctl.duplicates(), 0u);
@@ -160,7 +199,7 @@ TEST(Agent, RestartsResumeWithoutLossOrDuplicates) {
   {
     Running r(Config(d, ctl.url()));
     ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("log").size() == 3; }));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ASSERT_TRUE(WaitForLoopPasses(r, 3));  // and nothing more comes before it stops
   }
   EXPECT_EQ(ctl.of_type("log").size(), 3u);
   EXPECT_EQ(ctl.duplicates(), 0u) << ctl.duplicate_ids()[0];
@@ -195,7 +234,7 @@ TEST(Agent, ReloadedRulesApplyToNewLines) {
 )");
   r.agent().ReloadRules();
   ASSERT_TRUE(ctl.WaitFor([&] { return r.agent().counters().rule_reloads_ok.load() == 1; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the stream's next idle point
+  ASSERT_TRUE(WaitForLoopPasses(r, 2));  // the streams reach an idle point, where new rules apply
   AppendFile(d / "logs/a.log", "FAN3 stopped\n");
   ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "site-second") == 1; }));
 

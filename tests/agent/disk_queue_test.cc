@@ -249,6 +249,8 @@ TEST(DiskQueue, WaitForDataWakesOnAppendAndOnWake) {
   auto q = OpenQueue(d.path());
   EXPECT_FALSE(q->WaitForData(std::chrono::milliseconds(10)));
   std::thread t([&] {
+    // Real time: the append must come while the other thread waits in WaitForData, whose
+    // wait is on the real clock (the queue's Env clock covers its record times only).
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     q->Append({"x"});
   });

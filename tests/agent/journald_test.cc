@@ -84,6 +84,8 @@ std::vector<nlohmann::json> Drive(JournaldSource* src, EventOutput* out, size_t 
     src->Poll(now);
     for (const auto& s : out->events()) evs.push_back(nlohmann::json::parse(s));
     out->Queued();
+    // Real time: journalctl is a real process writing to a pipe; the source's own clock
+    // (`now`) is the test's.
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return evs;

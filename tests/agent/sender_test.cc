@@ -336,7 +336,11 @@ TEST(Sender, StopsPromptlyWhileBackingOff) {
   Sender s(o, q.get(), &counters, nullptr);
   ASSERT_TRUE(s.Init().ok());
   s.Start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Stopped once it has failed to connect and waits out its 30 s back-off.
+  const auto failed = [&] { return counters.send_errors[static_cast<int>(SendError::kConnect)].load() > 0; };
+  for (int i = 0; i < 2000 && !failed(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a condition, not waiting for time
+  ASSERT_TRUE(failed());
   const auto t0 = std::chrono::steady_clock::now();
   s.Stop();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));

@@ -104,7 +104,7 @@ FakeController::FakeController(int port) {
     throw std::runtime_error("cannot listen on port " + std::to_string(port));
   }
   thread_ = std::thread([this] { server_.listen_after_bind(); });
-  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling a condition
 }
 
 FakeController::~FakeController() {
@@ -173,7 +173,7 @@ bool FakeController::WaitFor(const std::function<bool()>& pred, double seconds) 
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a condition, not waiting for time
   }
   return pred();
 }

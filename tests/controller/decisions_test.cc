@@ -105,7 +105,7 @@ TEST(Decisions, WaitsForTheAgentsThenDecidesAtOnce) {
   const double after_end = WallNow() + 1;
   for (int i = 0; i + 1 < b.Hosts(); ++i)
     ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(b.N(i).host, after_end, "hb1-" + b.N(i).host).body.dump()).status, 200);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(WaitForLoopPasses(c, 2));  // the loop has seen those reports and still waits
   EXPECT_TRUE(c.Get("/api/v1/incidents/" + id).Json()["decided_at"].is_null());
   // The last report completes the picture: decided within a second.
   const auto t0 = std::chrono::steady_clock::now();
@@ -151,7 +151,8 @@ TEST(Decisions, HangFromCountersThatStopChanging) {
   EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected)) << inc["verdict"].dump(2);
   // The job itself is still running: the scheduler ends it, and no second incident opens.
   EXPECT_EQ(c.Get("/api/v1/jobs/" + b.c.job_id).Json()["state"], "running");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Real time: the counters stay still for more than --hang-after again, and the loop looks.
+  ASSERT_TRUE(WaitForLoopPasses(c, 2, std::chrono::milliseconds(1500)));
   EXPECT_EQ(c.Get("/api/v1/incidents").Json().size(), 1u);
 }
 
@@ -163,7 +164,8 @@ TEST(Decisions, RunningJobWithoutCountersIsNoHang) {
   SimOptions sim;
   sim.include_ccl = false;
   PostIncident(c, b, sim);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Real time: past --hang-after (0.5 s) three times over, and the loop has looked since.
+  ASSERT_TRUE(WaitForLoopPasses(c, 2, std::chrono::milliseconds(1500)));
   EXPECT_TRUE(c.Get("/api/v1/incidents").Json().empty());
 }
 
@@ -259,7 +261,7 @@ TEST(Decisions, ARestartedControllerResumesWithoutDecidingAgain) {
   o.name = "second";
   TestController second(o);
   ASSERT_TRUE(WaitFor([&] { return second.Get("/healthz").Json()["leader"] == true; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(WaitForLoopPasses(second, 2));  // as leader it has read the incident back
   json inc = second.Get("/api/v1/incidents/" + id).Json();
   EXPECT_EQ(inc["decided_by"], "test-controller");
   EXPECT_EQ(inc["decided_at"], decided["decided_at"]);
@@ -276,7 +278,7 @@ TEST(Decisions, UndecidedIncidentIsResumedAfterARestart) {
   PostIncident(*first, b);
   HttpReply end = first->Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
   const std::string id = end.Json()["incident"];
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(WaitForLoopPasses(*first, 2));  // it has seen the job's end and still waits
   ASSERT_TRUE(first->Get("/api/v1/incidents/" + id).Json()["decided_at"].is_null());
   first->Shutdown();
   // The next one rebuilds the job's picture from the store and decides it when the agent reports.

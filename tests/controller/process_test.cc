@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -46,6 +47,29 @@ class ControllerProcess {
   }
   int port() const { return port_; }
   bool Leader() const { return Http(port_, "GET", "/healthz").Json().value("leader", false); }
+  // Passes of its decision loop so far (/metrics); -1 when it does not answer.
+  long long LoopPasses() const {
+    const std::string body = Http(port_, "GET", "/metrics").body;
+    const std::string name = "\naegis_decision_loop_passes_total ";
+    const size_t at = body.find(name);
+    return at == std::string::npos ? -1 : std::atoll(body.c_str() + at + name.size());
+  }
+  // Waits for `passes` more passes of its loop, begun once `after` has passed: what a test
+  // needs before it asserts that something did NOT happen (a sleep alone proves nothing on
+  // a slow machine, where the loop may not have run).
+  bool WaitForLoopPasses(int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0)) const {
+    const auto start = std::chrono::steady_clock::now();
+    long long base = -1;
+    return WaitFor(
+        [&] {
+          if (std::chrono::steady_clock::now() - start < after) return false;
+          const long long n = LoopPasses();
+          if (n < 0) return false;
+          if (base < 0) base = n;
+          return n >= base + passes;
+        },
+        after + std::chrono::seconds(20));
+  }
 
  private:
   ChildProcess child_;
@@ -115,7 +139,7 @@ TEST(Process, KilledMidIngestLosesNothingAndNeverDecidesTwice) {
       for (;;) {
         HttpReply r = Http(port, "POST", "/api/v1/events", p.body.dump());
         if (r.status == 200) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // an agent's back-off while the controller is down
       }
       for (const auto& e : p.body["events"]) acked.insert(e["id"].get<std::string>());
       ++sent;
@@ -151,7 +175,7 @@ TEST(Process, KilledMidIngestLosesNothingAndNeverDecidesTwice) {
   auto third = std::make_unique<ControllerProcess>();
   ASSERT_TRUE(third->Start(args));
   ASSERT_TRUE(WaitFor([&] { return third->Leader(); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(third->WaitForLoopPasses(2));  // as leader it has read the decided incident back
   json after = Incident(third->port(), id);
   EXPECT_EQ(after["decided_at"], decided["decided_at"]);
   EXPECT_EQ(after["decided_by"], decided["decided_by"]);
@@ -175,7 +199,7 @@ TEST(Process, KilledBetweenOpeningAndDecidingResumesAndDecidesOnce) {
   for (const AgentPost& p : PostsFromBundle(b, ShippedMatcher())) ASSERT_EQ(Http(p1, "POST", "/api/v1/events", p.body.dump()).status, 200);
   HttpReply end = Http(p1, "POST", "/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
   const std::string id = end.Json()["incident"];
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(first->WaitForLoopPasses(2));  // it has seen the job's end and still waits
   ASSERT_TRUE(Incident(p1, id)["decided_at"].is_null());
   first->Kill();
   args.back() = "1";  // the next one waits a second at most
@@ -216,7 +240,9 @@ TEST(Process, TwoControllersOnOnePostgreSQL) {
   ASSERT_TRUE(a.Start(args("ctl-a")));
   ASSERT_TRUE(b.Start(args("ctl-b")));
   ASSERT_TRUE(WaitFor([&] { return a.Leader() || b.Leader(); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Real time: a standby tries to lead once a second; both loops have run past a try.
+  ASSERT_TRUE(a.WaitForLoopPasses(2, std::chrono::milliseconds(1500)));
+  ASSERT_TRUE(b.WaitForLoopPasses(2));
   ASSERT_NE(a.Leader(), b.Leader()) << "exactly one leads";
   ControllerProcess& leader = a.Leader() ? a : b;
   ControllerProcess& standby = a.Leader() ? b : a;

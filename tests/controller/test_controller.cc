@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <optional>
 #include <thread>
 
 #include "match/live_rules.h"
@@ -62,9 +63,22 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a condition, not waiting for time
   }
   return done();
+}
+
+bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<uint64_t> base;  // the count once `after` has passed
+  return WaitFor(
+      [&] {
+        if (std::chrono::steady_clock::now() - start < after) return false;
+        const uint64_t n = c.controller().health().loop_passes.load();
+        if (!base) base = n;
+        return n >= *base + static_cast<uint64_t>(passes);
+      },
+      after + std::chrono::seconds(20));
 }
 
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts) {

@@ -59,6 +59,12 @@ class TestController {
 // Polls `done` every 20 ms until it holds or `timeout` passed.
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
+// Waits until the decision loop has completed `passes` passes that began once `after` had
+// passed from now. A test asserts that something did NOT happen only after this: a sleep
+// alone proves nothing on a slow machine, where the loop may not have run at all. `after`
+// is for what needs the controller's clock to move (a hang threshold); zero otherwise.
+bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0));
+
 // A generated incident (tools/gen) with `hosts` hosts.
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts);
 const Matcher& ShippedMatcher();

@@ -39,11 +39,11 @@ int main(int argc, char** argv) {
         nccl.Collective(r, static_cast<uint64_t>(it), p);
       }
       nccl.Drain();
-      if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+      if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));  // a training step's pause (real process)
     }
     if (signal_self) {
       ::raise(SIGUSR1);
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the plugin's signal-driven dump runs on its own thread
       if (!g_own_handler_ran) return 3;
     }
     if (finalize)
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   }
   if (close) {
     const char* interval = std::getenv("AEGIS_CCL_INTERVAL_MS");
+    // Real time: the plugin's writer thread writes every interval on the wall clock.
     std::this_thread::sleep_for(std::chrono::milliseconds(3 * (interval ? std::atoi(interval) : 1000)));
   }
   return 0;

@@ -30,6 +30,7 @@ TEST_P(DurabilityTest, AnAppenderKilledAtAnyMomentLosesNoCommittedBatch) {
       ASSERT_EQ(line.rfind("committed ", 0), 0u) << line;
       last_committed = std::stoi(line.substr(10));
     }
+    // Real time by design: the child is killed at a random moment of its work.
     std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 20000)(rng)));
     child.Kill(SIGKILL);
     // Lines written before the kill are still in the pipe.

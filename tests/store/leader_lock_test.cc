@@ -30,7 +30,7 @@ std::chrono::milliseconds AcquireWithin(LeaderLock& lock, std::chrono::seconds l
   *held = false;
   while (!*held && std::chrono::steady_clock::now() - start < limit) {
     *held = Acquire(lock);
-    if (!*held) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!*held) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polling the lock, as a standby does
   }
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
 }

@@ -38,11 +38,11 @@ int Lead(Store& store) {
   for (bool held = false; !held;) {
     if (Status st = lock->TryAcquire(&held); !st.ok()) return Fail(st);
     if (!held && std::chrono::steady_clock::now() > deadline) return Fail(Status::Unavailable("never led"));
-    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling the lock, as a standby does
   }
   Say("leading");
   for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // holds the lock until killed
     if (!lock->IsHeld()) return Fail(Status::FailedPrecondition("lost leadership"));
   }
 }

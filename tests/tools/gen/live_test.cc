@@ -79,7 +79,7 @@ TEST(Live, PacedRunWritesTheFaultAfterFaultAtAndReachesTheOfflineVerdict) {
       fault_seen_after = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
       expected_early = fs::exists(live_dir.Sub("expected.json"));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // real time by design: the live writer paces itself on the wall clock
   }
   writer.join();
   EXPECT_TRUE(saw_running) << "job.json says running, without ended_at, while the job runs";
