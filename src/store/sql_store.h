@@ -87,7 +87,10 @@ Status SqlStore::Transact(bool write, Body&& body) {
     }
     const bool transient = c.LastFailureTransient();
     (void)c.Exec("ROLLBACK", {});  // fails harmlessly when no transaction is open
-    // A failed COMMIT may have committed: the caller is told (Unavailable), not guessed for.
+    // A failed COMMIT may have committed (SQLite: a failed fsync leaves the commit frame in
+    // the WAL, which recovery keeps): it is not tried again; the caller gets its error as it
+    // came (IOError, ResourceExhausted for a full disk, Unavailable for a lock) and the
+    // store's writes are safe to repeat.
     if (committing || !transient || attempt == kMaxAttempts) return st;
     std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
   }
