@@ -18,14 +18,14 @@ class FaultWritableFile final : public WritableFile {
 
   Status WriteAt(uint64_t offset, std::string_view data) override {
     uint64_t allowed = data.size();
-    Status fault = env_->BeforeWrite(path_, data.size(), &allowed);
+    Status fault = env_->WriteFault(path_, data.size(), &allowed);
     if (allowed > 0) {
       if (Status s = file_->WriteAt(offset, data.substr(0, allowed)); !s.ok()) return s;
     }
     return fault;
   }
   Status Sync() override {
-    if (Status fault = env_->BeforeSync(path_); !fault.ok()) return fault;
+    if (Status fault = env_->SyncFault(path_); !fault.ok()) return fault;
     return file_->Sync();
   }
   Status Truncate(uint64_t size) override { return file_->Truncate(size); }
@@ -43,7 +43,7 @@ class FaultRandomAccessFile final : public RandomAccessFile {
       : env_(env), path_(std::move(path)), file_(std::move(file)) {}
   Status ReadAt(uint64_t offset, size_t n, char* scratch, size_t* got) override {
     *got = 0;
-    if (Status fault = env_->BeforeRead(path_); !fault.ok()) return fault;
+    if (Status fault = env_->ReadFault(path_); !fault.ok()) return fault;
     return file_->ReadAt(offset, n, scratch, got);
   }
 
@@ -59,7 +59,7 @@ class FaultSequentialFile final : public SequentialFile {
       : env_(env), path_(std::move(path)), file_(std::move(file)) {}
   Status Read(size_t n, char* scratch, size_t* got) override {
     *got = 0;
-    if (Status fault = env_->BeforeRead(path_); !fault.ok()) return fault;
+    if (Status fault = env_->ReadFault(path_); !fault.ok()) return fault;
     return file_->Read(n, scratch, got);
   }
 
@@ -73,73 +73,22 @@ class FaultSequentialFile final : public SequentialFile {
 
 FaultInjectionEnv::FaultInjectionEnv(Env* target) : EnvWrapper(target) {}
 
-void FaultInjectionEnv::FailWrites(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
-  fail_writes_ = n;
-}
-
-void FaultInjectionEnv::FailSyncs(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
-  fail_syncs_ = n;
-}
-
-void FaultInjectionEnv::FailReads(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
-  fail_reads_ = n;
-}
-
-void FaultInjectionEnv::SetSpaceLeft(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
-  space_limited_ = true;
-  space_left_ = bytes;
-}
-
-void FaultInjectionEnv::ClearFaults() {
-  std::lock_guard<std::mutex> lock(mu_);
-  fail_writes_ = fail_syncs_ = fail_reads_ = 0;
-  space_limited_ = false;
-}
-
-FaultInjectionEnv::Injected FaultInjectionEnv::injected() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return injected_;
-}
-
-Status FaultInjectionEnv::BeforeWrite(const std::string& path, uint64_t n, uint64_t* allowed) {
-  std::lock_guard<std::mutex> lock(mu_);
-  *allowed = n;
-  if (fail_writes_ > 0) {
-    --fail_writes_;
-    ++injected_.writes;
-    *allowed = 0;
-    return Status::IOError(InjectedMessage("cannot write", path, EIO));
-  }
-  if (space_limited_) {
-    if (n <= space_left_) {
-      space_left_ -= n;
-      return Status::Ok();
-    }
-    *allowed = space_left_;
-    space_left_ = 0;
-    ++injected_.disk_full;
-    return Status::ResourceExhausted(InjectedMessage("cannot write", path, ENOSPC));
+Status FaultInjectionEnv::WriteFault(const std::string& path, uint64_t n, uint64_t* allowed) {
+  switch (BeforeWrite(n, allowed)) {
+    case Fault::kNone: return Status::Ok();
+    case Fault::kIo: return Status::IOError(InjectedMessage("cannot write", path, EIO));
+    case Fault::kDiskFull: return Status::ResourceExhausted(InjectedMessage("cannot write", path, ENOSPC));
   }
   return Status::Ok();
 }
 
-Status FaultInjectionEnv::BeforeSync(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (fail_syncs_ <= 0) return Status::Ok();
-  --fail_syncs_;
-  ++injected_.syncs;
+Status FaultInjectionEnv::SyncFault(const std::string& path) {
+  if (BeforeSync() == Fault::kNone) return Status::Ok();
   return Status::IOError(InjectedMessage("cannot fdatasync", path, EIO));
 }
 
-Status FaultInjectionEnv::BeforeRead(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (fail_reads_ <= 0) return Status::Ok();
-  --fail_reads_;
-  ++injected_.reads;
+Status FaultInjectionEnv::ReadFault(const std::string& path) {
+  if (BeforeRead() == Fault::kNone) return Status::Ok();
   return Status::IOError(InjectedMessage("cannot read", path, EIO));
 }
 

@@ -16,46 +16,28 @@
 #include <mutex>
 
 #include "env/env.h"
+#include "env/fault_plan.h"
 
 namespace aegis {
 
-class FaultInjectionEnv final : public EnvWrapper {
+class FaultInjectionEnv final : public EnvWrapper, public FaultPlan {
  public:
   explicit FaultInjectionEnv(Env* target = Env::Default());
 
-  // The next n calls of WritableFile::WriteAt fail with EIO (nothing written).
-  void FailWrites(int n);
-  // The next n calls of WritableFile::Sync fail with EIO.
-  void FailSyncs(int n);
-  // The next n reads (RandomAccessFile::ReadAt, SequentialFile::Read) fail with EIO.
-  void FailReads(int n);
-  // From now on, at most `bytes` more are written; past them writes fail with ENOSPC.
-  void SetSpaceLeft(uint64_t bytes);
-  // Disarms every fault (the disk has room again).
-  void ClearFaults();
-
-  struct Injected {
-    uint64_t writes = 0, syncs = 0, reads = 0, disk_full = 0;  // failures handed out
-  };
-  Injected injected() const;
-
+  // The faults are armed through FaultPlan (FailWrites, FailSyncs, FailReads,
+  // SetSpaceLeft, ClearFaults, injected): writes go through WritableFile::WriteAt, syncs
+  // through WritableFile::Sync, reads through RandomAccessFile::ReadAt and
+  // SequentialFile::Read.
   Status NewWritableFile(const std::string& path, unsigned mode, std::unique_ptr<WritableFile>* out) override;
   Status ReopenWritableFile(const std::string& path, unsigned mode, std::unique_ptr<WritableFile>* out) override;
   Status NewRandomAccessFile(const std::string& path, std::unique_ptr<RandomAccessFile>* out) override;
   Status NewSequentialFile(const std::string& path, std::unique_ptr<SequentialFile>* out) override;
 
-  // Used by the file wrappers: whether this call fails, and how much of a write of n bytes
-  // may be written first (*allowed, for a full disk).
-  Status BeforeWrite(const std::string& path, uint64_t n, uint64_t* allowed);
-  Status BeforeSync(const std::string& path);
-  Status BeforeRead(const std::string& path);
-
- private:
-  mutable std::mutex mu_;
-  int fail_writes_ = 0, fail_syncs_ = 0, fail_reads_ = 0;
-  bool space_limited_ = false;
-  uint64_t space_left_ = 0;
-  Injected injected_;
+  // Used by the file wrappers: the plan's answer as a Status naming the file (EIO, or
+  // ENOSPC for a full disk); for a write, *allowed is how much may be written first.
+  Status WriteFault(const std::string& path, uint64_t n, uint64_t* allowed);
+  Status SyncFault(const std::string& path);
+  Status ReadFault(const std::string& path);
 };
 
 }  // namespace aegis

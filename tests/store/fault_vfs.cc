@@ -3,24 +3,10 @@
 #include <sqlite3.h>
 
 #include <cstdlib>
-#include <mutex>
 
 namespace aegis::store::test {
 
 namespace {
-
-struct Faults {
-  std::mutex mu;
-  int fail_writes = 0, fail_syncs = 0, fail_reads = 0;
-  bool space_limited = false;
-  uint64_t space_left = 0;
-  FaultVfs::Injected injected;
-};
-
-Faults& State() {
-  static Faults* const faults = new Faults();  // never deleted: SQLite may use it at exit
-  return *faults;
-}
 
 sqlite3_vfs* Base() {
   static sqlite3_vfs* const base = sqlite3_vfs_find(nullptr);
@@ -39,13 +25,13 @@ sqlite3_file* Real(sqlite3_file* f) { return reinterpret_cast<FaultFile*>(f)->re
 int Close(sqlite3_file* f) { return Real(f)->pMethods->xClose(Real(f)); }
 
 int Read(sqlite3_file* f, void* buf, int n, sqlite3_int64 off) {
-  if (int rc = FaultVfs::Get().BeforeRead(); rc != SQLITE_OK) return rc;
+  if (int rc = FaultVfs::Get().ReadCode(); rc != SQLITE_OK) return rc;
   return Real(f)->pMethods->xRead(Real(f), buf, n, off);
 }
 
 int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
   uint64_t allowed = static_cast<uint64_t>(n);
-  const int fault = FaultVfs::Get().BeforeWrite(static_cast<uint64_t>(n), &allowed);
+  const int fault = FaultVfs::Get().WriteCode(static_cast<uint64_t>(n), &allowed);
   if (allowed > 0) {
     if (int rc = Real(f)->pMethods->xWrite(Real(f), buf, static_cast<int>(allowed), off); rc != SQLITE_OK) return rc;
   }
@@ -55,7 +41,7 @@ int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
 int Truncate(sqlite3_file* f, sqlite3_int64 size) { return Real(f)->pMethods->xTruncate(Real(f), size); }
 
 int Sync(sqlite3_file* f, int flags) {
-  if (int rc = FaultVfs::Get().BeforeSync(); rc != SQLITE_OK) return rc;
+  if (int rc = FaultVfs::Get().SyncCode(); rc != SQLITE_OK) return rc;
   return Real(f)->pMethods->xSync(Real(f), flags);
 }
 
@@ -166,81 +152,17 @@ FaultVfs& FaultVfs::Get() {
   return *vfs;
 }
 
-void FaultVfs::FailWrites(int n) {
-  std::lock_guard<std::mutex> lock(State().mu);
-  State().fail_writes = n;
-}
-
-void FaultVfs::FailSyncs(int n) {
-  std::lock_guard<std::mutex> lock(State().mu);
-  State().fail_syncs = n;
-}
-
-void FaultVfs::FailReads(int n) {
-  std::lock_guard<std::mutex> lock(State().mu);
-  State().fail_reads = n;
-}
-
-void FaultVfs::SetSpaceLeft(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(State().mu);
-  State().space_limited = true;
-  State().space_left = bytes;
-}
-
-void FaultVfs::ClearFaults() {
-  std::lock_guard<std::mutex> lock(State().mu);
-  Faults& s = State();
-  s.fail_writes = s.fail_syncs = s.fail_reads = 0;
-  s.space_limited = false;
-}
-
-FaultVfs::Injected FaultVfs::injected() const {
-  std::lock_guard<std::mutex> lock(State().mu);
-  return State().injected;
-}
-
-void FaultVfs::ResetCounts() {
-  std::lock_guard<std::mutex> lock(State().mu);
-  State().injected = {};
-}
-
-int FaultVfs::BeforeWrite(uint64_t n, uint64_t* allowed) {
-  std::lock_guard<std::mutex> lock(State().mu);
-  Faults& s = State();
-  *allowed = n;
-  if (s.fail_writes > 0) {
-    --s.fail_writes;
-    ++s.injected.writes;
-    *allowed = 0;
-    return SQLITE_IOERR_WRITE;
+int FaultVfs::WriteCode(uint64_t n, uint64_t* allowed) {
+  switch (BeforeWrite(n, allowed)) {
+    case Fault::kNone: return SQLITE_OK;
+    case Fault::kIo: return SQLITE_IOERR_WRITE;
+    case Fault::kDiskFull: return SQLITE_FULL;
   }
-  if (!s.space_limited) return SQLITE_OK;
-  if (n <= s.space_left) {
-    s.space_left -= n;
-    return SQLITE_OK;
-  }
-  *allowed = s.space_left;
-  s.space_left = 0;
-  ++s.injected.disk_full;
-  return SQLITE_FULL;
+  return SQLITE_OK;
 }
 
-int FaultVfs::BeforeSync() {
-  std::lock_guard<std::mutex> lock(State().mu);
-  Faults& s = State();
-  if (s.fail_syncs <= 0) return SQLITE_OK;
-  --s.fail_syncs;
-  ++s.injected.syncs;
-  return SQLITE_IOERR_FSYNC;
-}
+int FaultVfs::SyncCode() { return BeforeSync() == Fault::kNone ? SQLITE_OK : SQLITE_IOERR_FSYNC; }
 
-int FaultVfs::BeforeRead() {
-  std::lock_guard<std::mutex> lock(State().mu);
-  Faults& s = State();
-  if (s.fail_reads <= 0) return SQLITE_OK;
-  --s.fail_reads;
-  ++s.injected.reads;
-  return SQLITE_IOERR_READ;
-}
+int FaultVfs::ReadCode() { return BeforeRead() == Fault::kNone ? SQLITE_OK : SQLITE_IOERR_READ; }
 
 }  // namespace aegis::store::test
