@@ -54,21 +54,9 @@ class ControllerProcess {
     const size_t at = body.find(name);
     return at == std::string::npos ? -1 : std::atoll(body.c_str() + at + name.size());
   }
-  // Waits for `passes` more passes of its loop, begun once `after` has passed: what a test
-  // needs before it asserts that something did NOT happen (a sleep alone proves nothing on
-  // a slow machine, where the loop may not have run).
+  // test_controller.h's WaitForLoopPasses, on this process's count.
   bool WaitForLoopPasses(int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0)) const {
-    const auto start = std::chrono::steady_clock::now();
-    long long base = -1;
-    return WaitFor(
-        [&] {
-          if (std::chrono::steady_clock::now() - start < after) return false;
-          const long long n = LoopPasses();
-          if (n < 0) return false;
-          if (base < 0) base = n;
-          return n >= base + passes;
-        },
-        after + std::chrono::seconds(20));
+    return test::WaitForLoopPasses([this] { return LoopPasses(); }, passes, after);
   }
 
  private:

@@ -68,17 +68,23 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
   return done();
 }
 
-bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after) {
+bool WaitForLoopPasses(const std::function<long long()>& count, int passes, std::chrono::milliseconds after) {
   const auto start = std::chrono::steady_clock::now();
-  std::optional<uint64_t> base;  // the count once `after` has passed
+  std::optional<long long> base;  // the count once `after` has passed
   return WaitFor(
       [&] {
         if (std::chrono::steady_clock::now() - start < after) return false;
-        const uint64_t n = c.controller().health().loop_passes.load();
+        const long long n = count();
+        if (n < 0) return false;
         if (!base) base = n;
-        return n >= *base + static_cast<uint64_t>(passes);
+        return n >= *base + passes;
       },
       after + std::chrono::seconds(20));
+}
+
+bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after) {
+  return WaitForLoopPasses(
+      [&c] { return static_cast<long long>(c.controller().health().loop_passes.load()); }, passes, after);
 }
 
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts) {

@@ -64,6 +64,10 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
 // alone proves nothing on a slow machine, where the loop may not have run at all. `after`
 // is for what needs the controller's clock to move (a hang threshold); zero otherwise.
 bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0));
+// The same for a loop whose pass count `count` reads (negative: not readable yet), e.g. a
+// controller process's /metrics.
+bool WaitForLoopPasses(const std::function<long long()>& count, int passes,
+                       std::chrono::milliseconds after = std::chrono::milliseconds(0));
 
 // A generated incident (tools/gen) with `hosts` hosts.
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts);
