@@ -48,12 +48,13 @@ class LogOnce : public Reporter {
 }  // namespace
 
 DecisionLoop::DecisionLoop(store::Store* store, LiveRules* rules, const ControllerOptions& options,
-                           HealthMetrics* health, NodeDirectory* nodes)
+                           HealthMetrics* health, NodeDirectory* nodes, FreshEvents* fresh)
     : store_(store),
       rules_(rules),
       options_(options),
       health_(health),
       nodes_(nodes),
+      fresh_(fresh),
       clock_(options.clock ? options.clock : std::function<double()>(WallNow)) {}
 
 DecisionLoop::~DecisionLoop() { Stop(); }
@@ -122,13 +123,16 @@ void DecisionLoop::RunPass() {
     next_returns_ = now + kReturnsS;
     if (Status s = RefreshReturns(now); !s.ok()) StoreError("reading host history", s);
   }
-  if (Status s = TailEvents(now); !s.ok()) StoreError("reading events", s);
   if ((dirty & kJobs) || now >= next_reconcile_) {
-    // Jobs and incidents written by any instance (this one wakes the loop at once).
+    // Jobs and incidents written by any instance (this one wakes the loop at once). Read
+    // before the events: a job's end is stored after its events, so every event of a job
+    // seen ended here is in the tail read next, and no decision below lacks one (read
+    // after the tail, an end could come with events the tail had not reached yet).
     next_reconcile_ = now + kReconcileS;
     if (Status s = ReconcileJobs(now); !s.ok()) StoreError("reading jobs", s);
     if (Status s = ReconcileIncidents(now); !s.ok()) StoreError("reading incidents", s);
   }
+  if (Status s = TailEvents(now); !s.ok()) StoreError("reading events", s);
   CheckCritical(now);
   DecidePending(now);
   CheckHangs(now);
@@ -183,6 +187,7 @@ void DecisionLoop::Resign(const char* why) {
 
 // What a leader keeps in memory; rebuilt from the store when it (again) leads.
 void DecisionLoop::ForgetLivePicture() {
+  if (fresh_) fresh_->Clear();  // kept for a tail that starts afresh
   live_.clear();
   running_.clear();
   pending_.clear();
@@ -274,14 +279,23 @@ Status DecisionLoop::TailEvents(double now) {
     if (Status s = store_->EventsAfter(cursor_, kTailBatch, &batch); !s.ok()) return s;
     for (const store::Event& e : batch) {
       cursor_ = std::max(cursor_, e.seq);
-      auto j = nlohmann::json::parse(e.body, nullptr, false);
-      DecodedEvent d;
-      if (j.is_discarded() || !DecodeEvent(j, e.node, &d).ok()) continue;  // validated at ingest; a newer format
-      Route(d, e.received_at, now);
+      auto d = Decode(e);
+      if (!d) continue;
+      Route(*d, e.received_at, now);
       ++health_->events_fed;
     }
     if (batch.size() < kTailBatch) return Status::Ok();
   }
+}
+
+std::shared_ptr<const DecodedEvent> DecisionLoop::Decode(const store::Event& e) {
+  if (fresh_)
+    if (auto kept = fresh_->Take(e)) return kept;
+  ++health_->events_decoded;
+  auto j = nlohmann::json::parse(e.body, nullptr, false);
+  auto d = std::make_shared<DecodedEvent>();
+  if (j.is_discarded() || !DecodeEvent(j, e.node, d.get()).ok()) return nullptr;
+  return d;
 }
 
 bool DecisionLoop::InJobWindow(const LiveJob& job, const DecodedEvent& e, double received_at) const {
@@ -342,9 +356,9 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
       if (Status s = store_->EventsInRange(range, &events); !s.ok()) return s;
       for (const store::Event& e : events) {
         if (e.seq > cursor_) continue;
-        auto j = nlohmann::json::parse(e.body, nullptr, false);
-        DecodedEvent d;
-        if (j.is_discarded() || !DecodeEvent(j, e.node, &d).ok()) continue;
+        auto decoded = Decode(e);
+        if (!decoded) continue;
+        const DecodedEvent& d = *decoded;
         if (!InJobWindow(*job, d, e.received_at)) continue;
         critical = critical || (d.type == EventType::kLog && d.log.event.line_class == LineClass::kCritical &&
                                 d.log.source != SourceKind::kSwitch);
