@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <string>
 
 #include "store/sql_text.h"
@@ -104,57 +105,99 @@ Status SqlStore::Migrate() {
 
 // --- events ---
 
+// One caller's batch while it waits in the group-commit queue.
+struct SqlStore::PendingAppend {
+  std::span<const Event> batch;
+  std::vector<size_t> valid;     // indexes of the events that passed the checks
+  std::vector<double> received;  // their received_at as stored
+  AppendResult* result = nullptr;
+  Status status;
+  bool done = false;
+  std::condition_variable cv;
+};
+
 Status SqlStore::AppendEvents(std::span<const Event> batch, AppendResult* result) {
   *result = AppendResult();
-  std::vector<size_t> valid;
-  valid.reserve(batch.size());
+  PendingAppend self;
+  self.batch = batch;
+  self.result = result;
+  self.valid.reserve(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     Status st = CheckEvent(batch[i]);
     if (st.ok())
-      valid.push_back(i);
+      self.valid.push_back(i);
     else
       result->rejected.push_back({i, std::move(st)});
   }
-  if (valid.empty()) return Status::Ok();
-
+  if (self.valid.empty()) return Status::Ok();
   const double now = NowSeconds();
-  // Times as bound: `at`, `t` (the time ranges use: at, else received_at), received_at.
-  std::vector<double> received(valid.size());
-  for (size_t k = 0; k < valid.size(); ++k) {
-    const double r = batch[valid[k]].received_at;
-    received[k] = std::isnan(r) ? now : r;
+  self.received.resize(self.valid.size());
+  for (size_t k = 0; k < self.valid.size(); ++k) {
+    const double r = batch[self.valid[k]].received_at;
+    self.received[k] = std::isnan(r) ? now : r;
   }
+
+  std::unique_lock<std::mutex> lock(append_mu_);
+  append_queue_.push_back(&self);
+  self.cv.wait(lock, [&] { return self.done || append_queue_.front() == &self; });
+  if (self.done) return self.status;  // committed by the batch in front of it
+  std::vector<PendingAppend*> group;
+  size_t events = 0;
+  for (PendingAppend* p : append_queue_) {
+    if (!group.empty() && events + p->valid.size() > kMaxGroupEvents) break;
+    group.push_back(p);
+    events += p->valid.size();
+  }
+  lock.unlock();
+  const Status st = CommitAppends(group);
+  lock.lock();
+  for (PendingAppend* p : group) {
+    append_queue_.pop_front();  // the group is the queue's front, in order
+    p->status = st;
+    p->done = true;
+    if (p != &self) p->cv.notify_one();
+  }
+  if (!append_queue_.empty()) append_queue_.front()->cv.notify_one();  // the next group's leader
+  return st;
+}
+
+Status SqlStore::CommitAppends(std::span<PendingAppend* const> group) {
   const SqlDialect& d = backend_->dialect();
-  size_t added = 0;
+  std::vector<size_t> added(group.size());
   Status st = Transact(true, [&](SqlConnection& c) -> Status {
-    added = 0;
+    std::fill(added.begin(), added.end(), 0);
     Status s;
     if (!d.serialize_appends.empty() && !(s = c.Exec(d.serialize_appends, {})).ok()) return s;
     std::vector<SqlParam> params;
-    for (size_t first = 0; first < valid.size(); first += kRowsPerInsert) {
-      const size_t n = std::min(kRowsPerInsert, valid.size() - first);
-      params.clear();
-      for (size_t k = first; k < first + n; ++k) {
-        const Event& e = batch[valid[k]];
-        params.push_back(SqlParam::Text(e.id));
-        params.push_back(SqlParam::Text(e.node));
-        params.push_back(SqlParam::Text(e.type));
-        params.push_back(SqlParam::Real(e.at));
-        params.push_back(SqlParam::Real(std::isnan(e.at) ? received[k] : e.at));
-        params.push_back(SqlParam::Real(received[k]));
-        params.push_back(SqlParam::Text(e.body));
+    for (size_t g = 0; g < group.size(); ++g) {
+      const PendingAppend& p = *group[g];
+      for (size_t first = 0; first < p.valid.size(); first += kRowsPerInsert) {
+        const size_t n = std::min(kRowsPerInsert, p.valid.size() - first);
+        params.clear();
+        for (size_t k = first; k < first + n; ++k) {
+          const Event& e = p.batch[p.valid[k]];
+          params.push_back(SqlParam::Text(e.id));
+          params.push_back(SqlParam::Text(e.node));
+          params.push_back(SqlParam::Text(e.type));
+          params.push_back(SqlParam::Real(e.at));
+          params.push_back(SqlParam::Real(std::isnan(e.at) ? p.received[k] : e.at));
+          params.push_back(SqlParam::Real(p.received[k]));
+          params.push_back(SqlParam::Text(e.body));
+        }
+        const std::string sql = "INSERT INTO events (id, node, type, at, t, received_at, body) VALUES " +
+                                ValuesList(n, 7) + " ON CONFLICT (id) DO NOTHING";
+        int64_t changed = 0;
+        if (!(s = c.Exec(sql, params, nullptr, &changed)).ok()) return s;
+        added[g] += static_cast<size_t>(changed);  // per batch: its own statements' rows
       }
-      const std::string sql = "INSERT INTO events (id, node, type, at, t, received_at, body) VALUES " +
-                              ValuesList(n, 7) + " ON CONFLICT (id) DO NOTHING";
-      int64_t changed = 0;
-      if (!(s = c.Exec(sql, params, nullptr, &changed)).ok()) return s;
-      added += static_cast<size_t>(changed);
     }
     return Status::Ok();
   });
   if (!st.ok()) return st;
-  result->added = added;
-  result->duplicates = valid.size() - added;
+  for (size_t g = 0; g < group.size(); ++g) {
+    group[g]->result->added = added[g];
+    group[g]->result->duplicates = group[g]->valid.size() - added[g];
+  }
   return Status::Ok();
 }
 

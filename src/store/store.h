@@ -76,7 +76,8 @@ class Store {
   virtual std::string_view backend() const = 0;  // "sqlite" or "postgresql"
 
   // --- events ---
-  // Stores the new events of a batch in ONE transaction. Events already stored (same id)
+  // Stores the new events of a batch in ONE transaction (which may hold other callers' batches
+  // too: the SQL store commits concurrent appends together). Events already stored (same id)
   // are counted as duplicates; invalid ones are listed in `rejected` and skipped, the rest
   // stored (a bad event never costs the batch). Status is not ok only when nothing was
   // written because the database failed.

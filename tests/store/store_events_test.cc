@@ -275,6 +275,42 @@ TEST_P(EventsTest, ConcurrentAppendsAreReadWithoutGaps) {
   EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kBatches * kPerBatch)) << "an event was skipped";
 }
 
+TEST_P(EventsTest, CallersOfOneStoreCommittedTogetherGetTheirOwnCounts) {
+  // Batches appended at once through one store are committed in groups (sql_store.h);
+  // each caller still learns what happened to its own batch. Every batch holds 4 events of
+  // its own, 4 that every thread sends (one of them stores each, the rest count a
+  // duplicate) and one invalid event.
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  constexpr int kThreads = 8, kBatches = 25;
+  std::atomic<size_t> added{0}, duplicates{0};
+  std::atomic<bool> wrong{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int b = 0; b < kBatches; ++b) {
+        std::string own(1, 't');
+        own += std::to_string(t) + "-" + std::to_string(b) + "-";
+        std::string shared(1, 's');
+        shared += std::to_string(b) + "-";
+        std::vector<Event> batch = Batch(own, 4);
+        for (Event& e : Batch(shared, 4)) batch.push_back(std::move(e));
+        batch.insert(batch.begin() + 2, MakeEvent("", "node-1", 1000));  // no id
+        AppendResult r;
+        if (!store->AppendEvents(batch, &r).ok() || r.rejected.size() != 1 || r.rejected[0].index != 2 ||
+            r.added + r.duplicates != 8 || r.added < 4)
+          wrong = true;
+        added += r.added;
+        duplicates += r.duplicates;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_FALSE(wrong) << "a caller was told another batch's counts";
+  EXPECT_EQ(added.load(), static_cast<size_t>(kThreads * kBatches * 4 + kBatches * 4));
+  EXPECT_EQ(duplicates.load(), static_cast<size_t>((kThreads - 1) * kBatches * 4));
+  EXPECT_EQ(ReadAll(*store).size(), added.load());
+}
+
 TEST_P(EventsTest, PruningDeletesOldEventsAndSeqKeepsGrowing) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
