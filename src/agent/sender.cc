@@ -146,6 +146,7 @@ Status Sender::Init() {
   client_->set_read_timeout(s, us);
   client_->set_write_timeout(s, us);
   client_->set_keep_alive(true);
+  client_->set_tcp_nodelay(true);  // a post's headers and body go out without waiting on an ACK
   if (url_.scheme == "https") {
     client_->enable_server_certificate_verification(true);
     if (!options_.ca_file.empty()) client_->set_ca_cert_path(options_.ca_file.c_str());

@@ -89,6 +89,9 @@ Status HttpApi::Start(const std::string& host, int port) {
   const size_t threads = static_cast<size_t>(std::max(4, o.http_threads));
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_payload_max_length(o.max_body_bytes);
+  // Answers go out at once: with Nagle on, a reply written in two pieces waits for the
+  // client's delayed ACK (tens of ms on every keep-alive request).
+  server_->set_tcp_nodelay(true);
   server_->set_keep_alive_max_count(64);
   server_->set_keep_alive_timeout(2);
   server_->set_read_timeout(30, 0);
