@@ -44,6 +44,13 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+// CPU time of this process (server and clients together).
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -184,20 +191,23 @@ int main(int argc, char** argv) {
       bodies.push_back(p.body.dump());
     }
     std::atomic<size_t> next{0}, failed{0};
+    const double cpu0 = ProcessCpuSeconds();
     const auto t0 = Clock::now();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&] {
         httplib::Client cl("127.0.0.1", port);
         cl.set_keep_alive(true);
+        cl.set_tcp_nodelay(true);  // as the agent's sender
         for (size_t i; (i = next++) < bodies.size();)
           if (Post(cl, "/api/v1/events", bodies[i]) != 200) ++failed;
       });
     for (auto& t : pool) t.join();
     const double s = Seconds(t0, Clock::now());
+    const double cpu_us = (ProcessCpuSeconds() - cpu0) / static_cast<double>(events_per_round) * 1e6;
     rates.push_back(static_cast<double>(events_per_round) / s);
-    fmt::print("ingest round {}: {} events in {:.2f} s = {:.0f} events/s ({} posts sent again, {} failed)\n", round,
-               events_per_round, s, rates.back(), retries.exchange(0), failed.load());
+    fmt::print("ingest round {}: {} events in {:.2f} s = {:.0f} events/s, {:.0f} us of CPU each ({} posts sent again, {} failed)\n",
+               round, events_per_round, s, rates.back(), cpu_us, retries.exchange(0), failed.load());
   }
   // Let the decision loop catch up with everything before timing decisions.
   while (c->health().events_fed.load() < c->health().events_accepted.load())
@@ -245,12 +255,7 @@ int main(int argc, char** argv) {
     Post(cl, "/api/v1/jobs", running.dump());  // every node runs a job: each answer names it
     const size_t total = bodies.size() * 8;
     std::atomic<size_t> next{0}, failed{0};
-    auto cpu = [] {
-      timespec ts{};
-      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-    };
-    const double cpu0 = cpu();
+    const double cpu0 = ProcessCpuSeconds();
     const auto t0 = Clock::now();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
@@ -263,7 +268,7 @@ int main(int argc, char** argv) {
     for (auto& t : pool) t.join();
     const double s = Seconds(t0, Clock::now());
     reports_per_s = static_cast<double>(total) / s;
-    cpu_us_per_report = (cpu() - cpu0) / static_cast<double>(total) * 1e6;
+    cpu_us_per_report = (ProcessCpuSeconds() - cpu0) / static_cast<double>(total) * 1e6;
     fmt::print("reports: {} empty posts in {:.2f} s = {:.0f} posts/s, {:.0f} us of CPU each (server and clients); "
                "{} agents reporting every second: {:.1f}% of a core ({} failed)\n",
                total, s, reports_per_s, cpu_us_per_report, hosts, cpu_us_per_report * hosts / 1e4, failed.load());

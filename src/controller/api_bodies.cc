@@ -120,7 +120,9 @@ Status ParseEventBatch(std::string_view body, EventBatch* out) {
   if (events == j.end() || !events->is_array()) return Status::InvalidArgument("batch.events must be an array");
   for (size_t i = 0; i < events->size(); ++i) {
     json& ev = (*events)[i];
-    DecodedEvent d;
+    auto decoded = std::make_shared<DecodedEvent>();
+    DecodedEvent& d = *decoded;
+    ++out->decodes;
     if (Status st = DecodeEvent(ev, out->node, &d); !st.ok()) {
       std::string id;
       if (ev.is_object() && ev.contains("id") && ev["id"].is_string()) id = SanitizeForOutput(ev["id"].get<std::string>(), 200);
@@ -135,6 +137,7 @@ Status ParseEventBatch(std::string_view body, EventBatch* out) {
     e.at = std::isfinite(d.at) ? d.at : NAN;
     e.body = ev.dump(-1, ' ', false, json::error_handler_t::replace);
     out->events.push_back(std::move(e));
+    out->decoded.push_back(std::move(decoded));
     out->event_index.push_back(i);
   }
   return Status::Ok();

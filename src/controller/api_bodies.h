@@ -6,6 +6,7 @@
 // functions, thread-safe; each has a libFuzzer target (fuzz/controller_*_fuzz.cc).
 #pragma once
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +28,10 @@ struct EventBatch {
     std::string reason;
   };
   std::vector<store::Event> events;      // the valid ones, ready for Store::AppendEvents
+  std::vector<std::shared_ptr<const DecodedEvent>> decoded;  // each of events, decoded
   std::vector<size_t> event_index;       // position of each in the posted array
   std::vector<Rejected> rejected;
+  size_t decodes = 0;                    // events decoded (valid or not): each once
 };
 Status ParseEventBatch(std::string_view body, EventBatch* out);
 

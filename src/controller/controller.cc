@@ -49,7 +49,8 @@ Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Contro
     if (Status s = c->PutTopology(text); !s.ok()) return Status::InvalidArgument(options.topology_file + ": " + s.message());
   }
   c->nodes_ = std::make_unique<NodeDirectory>(c->store_.get(), c->clock_, options.report_s);
-  c->loop_ = std::make_unique<DecisionLoop>(c->store_.get(), c->rules_.get(), c->options_, &c->health_, c->nodes_.get());
+  c->loop_ = std::make_unique<DecisionLoop>(c->store_.get(), c->rules_.get(), c->options_, &c->health_, c->nodes_.get(),
+                                            &c->fresh_);
   *out = std::move(c);
   return Status::Ok();
 }
@@ -65,9 +66,19 @@ void Controller::Stop() {
 Status Controller::Ingest(const EventBatch& batch, IngestResult* result) {
   *result = IngestResult();
   result->rejected = batch.rejected;
+  health_.events_decoded += batch.decodes;
   if (!batch.events.empty()) {
+    // Kept for the loop before the commit, so that it finds them however soon it reads.
+    const bool keep = loop_->leader() && batch.decoded.size() == batch.events.size();
+    if (keep)
+      for (size_t i = 0; i < batch.events.size(); ++i) fresh_.Put(batch.events[i], batch.decoded[i]);
     store::AppendResult appended;
-    if (Status s = store_->AppendEvents(batch.events, &appended); !s.ok()) {
+    const Status s = store_->AppendEvents(batch.events, &appended);
+    // Not stored, or some of the batch was known already (sent again): nothing of it is
+    // kept that the loop may never read back (an entry it does read is still used).
+    if (keep && (!s.ok() || appended.duplicates != 0 || !appended.rejected.empty()))
+      for (const store::Event& e : batch.events) fresh_.Forget(e.id);
+    if (!s.ok()) {
       ++health_.store_errors;
       return s;
     }

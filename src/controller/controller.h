@@ -12,6 +12,7 @@
 
 #include "controller/api_bodies.h"
 #include "controller/decision_loop.h"
+#include "controller/fresh_events.h"
 #include "controller/health_metrics.h"
 #include "controller/node_directory.h"
 #include "controller/options.h"
@@ -77,6 +78,7 @@ class Controller {
   HealthMetrics health_;
   std::function<double()> clock_;
   std::unique_ptr<NodeDirectory> nodes_;
+  FreshEvents fresh_;  // what Ingest decoded, until the loop reads it back
   std::unique_ptr<DecisionLoop> loop_;
 };
 

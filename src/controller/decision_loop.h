@@ -37,6 +37,7 @@
 #include <string>
 #include <thread>
 
+#include "controller/fresh_events.h"
 #include "controller/health_metrics.h"
 #include "controller/live_job.h"
 #include "controller/node_directory.h"
@@ -49,7 +50,7 @@ namespace aegis::controller {
 class DecisionLoop {
  public:
   DecisionLoop(store::Store* store, LiveRules* rules, const ControllerOptions& options, HealthMetrics* health,
-               NodeDirectory* nodes);
+               NodeDirectory* nodes, FreshEvents* fresh = nullptr);
   ~DecisionLoop();
   DecisionLoop(const DecisionLoop&) = delete;
   DecisionLoop& operator=(const DecisionLoop&) = delete;
@@ -83,6 +84,9 @@ class DecisionLoop {
   Status LoadTopology(bool force);
   Status LoadHeartbeats(double now);
   Status TailEvents(double now);
+  // A stored event decoded: as ingest kept it (FreshEvents), or decoded here and counted.
+  // Null for a body that does not decode (validated at ingest: a newer format).
+  std::shared_ptr<const DecodedEvent> Decode(const store::Event& e);
   void Route(const DecodedEvent& e, double received_at, double now);
   bool InJobWindow(const LiveJob& job, const DecodedEvent& e, double received_at) const;
   Status LoadReturns(const Job& job, std::map<std::string, double, std::less<>>* not_before);
@@ -110,6 +114,7 @@ class DecisionLoop {
   ControllerOptions options_;
   HealthMetrics* health_;
   NodeDirectory* nodes_;
+  FreshEvents* fresh_;  // may be null
   std::function<double()> clock_;
 
   std::atomic<bool> leader_{false};

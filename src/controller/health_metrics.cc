@@ -28,6 +28,9 @@ std::string HealthMetrics::Exposition() const {
   counter("aegis_events_rejected_total", "Events refused as invalid.", events_rejected.load());
   counter("aegis_event_batches_total", "Event batches accepted.", batches.load());
   counter("aegis_backpressure_total", "Event posts answered 503 because the controller was busy.", backpressure.load());
+  counter("aegis_events_decoded_total",
+          "Event bodies decoded (once at ingest; again only for events another instance ingested or a rebuild reads).",
+          events_decoded.load());
   counter("aegis_events_fed_total", "Events the decision loop fed into live incidents.", events_fed.load());
   counter("aegis_decision_loop_passes_total", "Passes of the decision loop (a loop that stops passing is stuck).",
           loop_passes.load());

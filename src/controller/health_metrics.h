@@ -18,6 +18,7 @@ class HealthMetrics {
   std::atomic<uint64_t> events_rejected{0};
   std::atomic<uint64_t> batches{0};
   std::atomic<uint64_t> backpressure{0};
+  std::atomic<uint64_t> events_decoded{0};   // event bodies decoded: at ingest, and by the loop when ingest had not
   std::atomic<uint64_t> events_fed{0};       // events the decision loop read back and used
   std::atomic<uint64_t> loop_passes{0};      // decision loop passes completed (leading or not)
   std::atomic<uint64_t> incidents_opened{0};

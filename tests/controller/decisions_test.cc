@@ -90,6 +90,40 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, FailedJob,
                          ::testing::Values("xid79", "user_exception", "nic_down", "config_mismatch", "pair"),
                          [](const auto& info) { return std::string(info.param); });
 
+TEST(Decisions, EachEventIsDecodedOnceOnItsWayToTheVerdict) {
+  gen::Bundle b = Generate("xid79", 3, 8);
+  TestController c;
+  ASSERT_TRUE(WaitFor([&] { return c.controller().leader(); }));  // a standby keeps nothing for a loop
+  PostIncident(c, b);
+  HttpReply end = c.Post("/api/v1/jobs/" + b.c.job_id + "/end", EndBody("failed", b.c.end));
+  json inc = WaitDecided(c, end.Json()["incident"]);
+  ASSERT_FALSE(inc.is_null());
+  EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected));
+  HealthMetrics& h = c.controller().health();
+  ASSERT_TRUE(WaitFor([&] { return h.events_fed.load() == h.events_accepted.load(); }));
+  EXPECT_GT(h.events_accepted.load(), 50u);
+  EXPECT_EQ(h.events_duplicate.load() + h.events_rejected.load(), 0u);
+  EXPECT_EQ(h.events_decoded.load(), h.events_accepted.load()) << "decoded at ingest, and not again by the loop";
+
+  // An event that this instance did not ingest (another controller did) is decoded by the
+  // loop, once.
+  store::Event e;
+  e.id = "from-another-controller";
+  e.node = b.N(0).host;
+  e.type = "heartbeat";
+  e.at = WallNow();
+  e.body = json{{"id", e.id}, {"type", "heartbeat"}, {"node", e.node}, {"at", e.at}}.dump();
+  store::AppendResult appended;
+  ASSERT_TRUE(c.controller().store().AppendEvents({&e, 1}, &appended).ok());
+  ASSERT_EQ(appended.added, 1u);
+  const uint64_t accepted = h.events_accepted.load();
+  c.controller().loop().Wake();
+  ASSERT_TRUE(WaitFor([&] { return h.events_fed.load() == accepted + 1; }));
+  EXPECT_EQ(h.events_decoded.load(), accepted + 1);
+  const std::string metric = "aegis_events_decoded_total " + std::to_string(accepted + 1) + "\n";
+  EXPECT_NE(c.Get("/metrics").body.find(metric), std::string::npos);
+}
+
 TEST(Decisions, WaitsForTheAgentsThenDecidesAtOnce) {
   ControllerOptions o = TestController::Defaults();
   o.settle_s = 60;
