@@ -66,6 +66,14 @@ TEST(HttpApi, ScopesOfEveryCaller) {
   EXPECT_EQ(host["history"][0]["by"], "person");
 }
 
+TEST(HttpApi, ASecondServerOnTheSamePortFailsToStart) {
+  TestController c;
+  HttpApi second(&c.controller());
+  Status s = second.Start("127.0.0.1", c.port());
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << "two controllers would share the port's connections: " << s.ToString();
+  EXPECT_EQ(c.Get("/healthz").status, 200);
+}
+
 TEST(HttpApi, BodiesOverTheLimitAre413) {
   TestController c;
   std::string big = R"({"node": "node-1", "agent": "a", "events": [], "pad": ")" + std::string(5u << 20, 'x') + "\"}";
