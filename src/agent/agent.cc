@@ -29,6 +29,7 @@
 #include "agent/metrics_page.h"
 #include "agent/node_sampler.h"
 #include "bundle/bundle_reader.h"
+#include "common/http_bind.h"
 #include "common/listen_address.h"
 #include "common/text.h"
 #include "match/live_rules.h"
@@ -255,13 +256,8 @@ Status Agent::Start() {
       res.set_content(MetricsText(), "text/plain; version=0.0.4; charset=utf-8");
     });
     I.http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
-    if (where.port == 0) {
-      metrics_port_ = I.http->bind_to_any_port(where.host);
-      if (metrics_port_ <= 0) return Status::IOError("cannot listen on " + config_.metrics_listen);
-    } else {
-      if (!I.http->bind_to_port(where.host, where.port)) return Status::IOError("cannot listen on " + config_.metrics_listen);
-      metrics_port_ = where.port;
-    }
+    metrics_port_ = BindHttpServer(*I.http, where.host, where.port);
+    if (metrics_port_ <= 0) return Status::IOError("cannot listen on " + config_.metrics_listen);
     I.http_thread = std::thread([&I] { I.http->listen_after_bind(); });
   }
 

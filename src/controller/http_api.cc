@@ -2,11 +2,10 @@
 
 #include <httplib.h>
 
-#include <sys/socket.h>
-
 #include <cmath>
 #include <thread>
 
+#include "common/http_bind.h"
 #include "common/text.h"
 #include "controller/bundle_export.h"
 #include "controller/iso_time.h"
@@ -97,22 +96,9 @@ Status HttpApi::Start(const std::string& host, int port) {
   server_->set_keep_alive_max_count(64);
   server_->set_keep_alive_timeout(2);
   server_->set_read_timeout(30, 0);
-  // The listening socket: SO_REUSEADDR (a restarted controller binds at once) but not
-  // httplib's default SO_REUSEPORT, with which a second controller given the same port
-  // would start and take half of the connections instead of failing.
-  int listen_fd = -1;
-  server_->set_socket_options([&listen_fd](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    listen_fd = sock;
-  });
   Routes();
-  port_ = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
+  port_ = BindHttpServer(*server_, host, port);
   if (port_ <= 0) return Status::IOError("cannot listen on " + host + ":" + std::to_string(port));
-  // httplib listens with a backlog of 5: agents connecting at once (a cluster's agents
-  // after a restart, or their keep-alive connections closing together) had their SYNs
-  // dropped and waited a second to try again. Listening again sets the backlog.
-  if (listen_fd >= 0) (void)::listen(listen_fd, SOMAXCONN);
   thread_ = std::make_unique<std::thread>([this] { server_->listen_after_bind(); });
   return Status::Ok();
 }
