@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 namespace aegis {
 
@@ -24,7 +24,7 @@ CLI::App* AddHostsCommand(CLI::App& app, HostsArgs* a) {
 }
 
 int RunHosts(const HostsArgs& a) {
-  if (!controller::IsSafeName(a.host)) return Fail("--host \"" + a.host + "\" is not a host name");
+  if (!IsSafeName(a.host)) return Fail("--host \"" + a.host + "\" is not a host name");
   nlohmann::json body = {{"state", *a.back ? std::string("in_service") : a.state}};
   if (!a.reason.empty()) body["reason"] = a.reason;
   controller::Reply reply;

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/bundle_export.h"
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 namespace aegis {
 
@@ -20,7 +20,7 @@ CLI::App* AddIncidentsCommand(CLI::App& app, IncidentsArgs* a) {
 }
 
 int RunIncidents(const IncidentsArgs& a) {
-  if (!controller::IsSafeName(a.id)) return Fail("\"" + a.id + "\" is not an incident id");
+  if (!IsSafeName(a.id)) return Fail("\"" + a.id + "\" is not an incident id");
   controller::Reply reply;
   const std::string path = "/api/v1/incidents/" + a.id + "/bundle" + (a.redact ? "?redact=1" : "");
   if (int rc = CallController(a.client, "GET", path, "", &reply); rc != 0) return rc;

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bundle/bundle_reader.h"
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 namespace aegis {
 
@@ -29,7 +29,7 @@ int RunJobs(const JobsArgs& a) {
     if (Status s = ReadSmallFile(a.job, &body, 16u << 20); !s.ok()) return Fail(s.message());
     rc = CallController(a.client, "POST", "/api/v1/jobs", body, &reply);
   } else {
-    if (!controller::IsSafeName(a.job)) return Fail("--job \"" + a.job + "\" is not a job id");
+    if (!IsSafeName(a.job)) return Fail("--job \"" + a.job + "\" is not a job id");
     nlohmann::json body = {{"state", a.state}};
     rc = CallController(a.client, "POST", "/api/v1/jobs/" + a.job + "/end", body.dump(), &reply);
   }

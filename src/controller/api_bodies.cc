@@ -6,7 +6,7 @@
 #include "bundle/bundle_reader.h"
 #include "common/text.h"
 #include "controller/iso_time.h"
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 namespace aegis::controller {
 

@@ -15,7 +15,7 @@
 
 #include "bundle/bundle_reader.h"
 #include "controller/iso_time.h"
-#include "controller/json_check.h"
+#include "common/json_check.h"
 #include "controller/status_document.h"
 #include "controller/wire_event.h"
 

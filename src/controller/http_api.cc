@@ -9,7 +9,7 @@
 #include "common/text.h"
 #include "controller/bundle_export.h"
 #include "controller/iso_time.h"
-#include "controller/json_check.h"
+#include "common/json_check.h"
 #include "controller/status_document.h"
 
 namespace aegis::controller {

@@ -7,7 +7,7 @@
 #include "bundle/bundle_reader.h"
 #include "ccl/reader.h"
 #include "common/text.h"
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 namespace aegis::controller {
 

@@ -1,11 +1,11 @@
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 #include <cmath>
 
 #include "common/text.h"
 #include "common/time.h"
 
-namespace aegis::controller {
+namespace aegis {
 
 using nlohmann::json;
 
@@ -134,4 +134,4 @@ bool IsSafeRelativePath(std::string_view s) {
   return true;
 }
 
-}  // namespace aegis::controller
+}  // namespace aegis

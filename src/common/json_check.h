@@ -10,7 +10,7 @@
 
 #include "common/status.h"
 
-namespace aegis::controller {
+namespace aegis {
 
 // Parses a request body that must be one JSON object. `what` names it in messages.
 Status ParseJsonObject(std::string_view text, std::string_view what, nlohmann::json* out);
@@ -39,4 +39,4 @@ bool IsSafeName(std::string_view s);
 // '/', never "." or "..", not absolute, at most 512 bytes.
 bool IsSafeRelativePath(std::string_view s);
 
-}  // namespace aegis::controller
+}  // namespace aegis

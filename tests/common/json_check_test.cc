@@ -1,8 +1,8 @@
-#include "controller/json_check.h"
+#include "common/json_check.h"
 
 #include <gtest/gtest.h>
 
-namespace aegis::controller {
+namespace aegis {
 namespace {
 
 using nlohmann::json;
@@ -49,4 +49,4 @@ TEST(JsonCheck, SafeNamesAndPaths) {
 }
 
 }  // namespace
-}  // namespace aegis::controller
+}  // namespace aegis
