@@ -97,8 +97,8 @@ double Redecide(gen::Bundle& b, const Rules& rules, size_t* events, std::string*
   *events = 0;
   for (const auto& p : posts)
     for (const auto& e : p.body["events"]) {
-      DecodedEvent d;
-      if (DecodeEvent(e, p.node, &d).ok()) {
+      wire::DecodedEvent d;
+      if (wire::DecodeEvent(e, p.node, &d).ok()) {
         live.Feed(d, 0);
         ++*events;
       }
@@ -111,9 +111,9 @@ double Redecide(gen::Bundle& b, const Rules& rules, size_t* events, std::string*
     for (const auto& e : p.body["events"])
       if (e["type"] == "log") extra = e;
   for (int i = 0; i < 30; ++i) {
-    DecodedEvent d;
+    wire::DecodedEvent d;
     extra["line"] = extra["first_line"] = extra["last_line"] = 1000000 + i;
-    (void)DecodeEvent(extra, extra["node"].get<std::string>(), &d);
+    (void)wire::DecodeEvent(extra, extra["node"].get<std::string>(), &d);
     const auto t0 = Clock::now();
     live.Feed(d, 0);
     v = live.DecideAs(state, b.c.end, rules.catalog, {});

@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& e : batch.events) {
       // What was accepted must decode again from its stored body (the decision loop does).
       auto j = nlohmann::json::parse(e.body, nullptr, false);
-      aegis::controller::DecodedEvent d;
-      if (j.is_discarded() || !aegis::controller::DecodeEvent(j, e.node, &d).ok()) __builtin_trap();
+      aegis::wire::DecodedEvent d;
+      if (j.is_discarded() || !aegis::wire::DecodeEvent(j, e.node, &d).ok()) __builtin_trap();
     }
   return 0;
 }

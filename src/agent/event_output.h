@@ -27,7 +27,7 @@
 #include "agent/counters.h"
 #include "logs/event.h"
 #include "logs/event_aggregate.h"
-#include "sources/event_wire.h"
+#include "wire/log_event.h"
 
 namespace aegis::agent {
 
@@ -93,7 +93,7 @@ void StampEvent(std::string* json, double read_at, const std::string& job);
 // id and the same input always gives the same id.
 std::string IdPart(std::string_view s);
 
-// The "log" event: LogEventToWire's fields plus the id.
+// The "log" event: wire::LogEventToWire's fields plus the id.
 std::string LogEventJson(const std::string& id, const std::string& node, SourceKind source, const std::string& file,
                          LogEvent&& event);
 

@@ -8,12 +8,12 @@ namespace aegis::agent {
 
 std::string LogEventJson(const std::string& id, const std::string& node, SourceKind source, const std::string& file,
                          LogEvent&& event) {
-  WireLogEvent w;
+  wire::WireLogEvent w;
   w.node = node;
   w.source = source;
   w.file = file;
   w.event = std::move(event);
-  nlohmann::json j = LogEventToWire(w);
+  nlohmann::json j = wire::LogEventToWire(w);
   j["id"] = id;
   // Log text may hold any bytes; the wire form is valid UTF-8 whatever they were.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

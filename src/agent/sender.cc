@@ -13,6 +13,7 @@
 #include "agent/log.h"
 #include "bundle/bundle_reader.h"
 #include "common/text.h"
+#include "wire/heartbeat_event.h"
 
 namespace aegis::agent {
 
@@ -20,10 +21,6 @@ namespace {
 
 double SteadyNow() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string Quoted(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 LogLimiter& Limiter(int kind) {
@@ -176,14 +173,9 @@ double Sender::Backoff() {
 std::string Sender::HeartbeatJson(double at) {
   // The id from the clock when it is made (unique per instance); `at` may stand still.
   static std::atomic<uint64_t> serial{0};
-  nlohmann::json hb;
-  hb["id"] = options_.node + ":heartbeat:" + options_.agent_id + ":" +
-             std::to_string(static_cast<uint64_t>(NowEpoch() * 1000)) + "." + std::to_string(serial++);
-  hb["type"] = "heartbeat";
-  hb["node"] = options_.node;
-  hb["at"] = at;
-  hb["agent"] = health_ ? health_() : nlohmann::json::object();
-  return hb.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string id = options_.node + ":heartbeat:" + options_.agent_id + ":" +
+                         std::to_string(static_cast<uint64_t>(NowEpoch() * 1000)) + "." + std::to_string(serial++);
+  return wire::EncodeHeartbeatEvent(id, options_.node, at, health_ ? health_() : nlohmann::json::object());
 }
 
 void Sender::HeartbeatNow() {
@@ -195,7 +187,7 @@ double Sender::RunOnce() {
   const double now = options_.steady_clock();
   bool heartbeat = (options_.heartbeat_s > 0 && now >= next_heartbeat_) || heartbeat_now_.load();
   const bool report = report_s_ > 0 && now >= next_report_;
-  const std::string envelope = "{\"node\":" + Quoted(options_.node) + ",\"agent\":" + Quoted(options_.agent_id) +
+  const std::string envelope = "{\"node\":" + JsonQuoted(options_.node) + ",\"agent\":" + JsonQuoted(options_.agent_id) +
                                ",\"events\":[";
   // Coverage first, then the batch: what was queued before `at` is in it or was sent.
   const double hb_at = heartbeat ? (coverage_ ? coverage_() : NowEpoch()) : 0;

@@ -1,5 +1,7 @@
 #include "common/text.h"
 
+#include <nlohmann/json.hpp>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #include <immintrin.h>
@@ -219,6 +221,10 @@ std::optional<double> ParseDouble(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+std::string JsonQuoted(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace aegis

@@ -19,6 +19,9 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 // that anything taken from a log can go into JSON and onto a terminal.
 std::string SanitizeForOutput(std::string_view s, size_t max_bytes = 1024);
 bool IsValidUtf8(std::string_view s);
+// `s` as a JSON string literal, quotes included (invalid UTF-8 replaced by U+FFFD): for
+// JSON texts built by appending, where a document object would cost more than the text.
+std::string JsonQuoted(std::string_view s);
 
 // Number of '\n' bytes in [begin, end): eight bytes at a time (the hot loop of line numbering).
 uint64_t CountNewlines(const char* begin, const char* end);

@@ -120,10 +120,10 @@ Status ParseEventBatch(std::string_view body, EventBatch* out) {
   if (events == j.end() || !events->is_array()) return Status::InvalidArgument("batch.events must be an array");
   for (size_t i = 0; i < events->size(); ++i) {
     json& ev = (*events)[i];
-    auto decoded = std::make_shared<DecodedEvent>();
-    DecodedEvent& d = *decoded;
+    auto decoded = std::make_shared<wire::DecodedEvent>();
+    wire::DecodedEvent& d = *decoded;
     ++out->decodes;
-    if (Status st = DecodeEvent(ev, out->node, &d); !st.ok()) {
+    if (Status st = wire::DecodeEvent(ev, out->node, &d); !st.ok()) {
       std::string id;
       if (ev.is_object() && ev.contains("id") && ev["id"].is_string()) id = SanitizeForOutput(ev["id"].get<std::string>(), 200);
       out->rejected.push_back({i, id, st.message()});

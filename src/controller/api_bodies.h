@@ -13,7 +13,7 @@
 
 #include "bundle/model.h"
 #include "common/status.h"
-#include "controller/wire_event.h"
+#include "wire/event.h"
 #include "store/records.h"
 
 namespace aegis::controller {
@@ -28,7 +28,7 @@ struct EventBatch {
     std::string reason;
   };
   std::vector<store::Event> events;      // the valid ones, ready for Store::AppendEvents
-  std::vector<std::shared_ptr<const DecodedEvent>> decoded;  // each of events, decoded
+  std::vector<std::shared_ptr<const wire::DecodedEvent>> decoded;  // each of events, decoded
   std::vector<size_t> event_index;       // position of each in the posted array
   std::vector<Rejected> rejected;
   size_t decodes = 0;                    // events decoded (valid or not): each once

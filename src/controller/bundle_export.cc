@@ -17,7 +17,7 @@
 #include "controller/iso_time.h"
 #include "common/json_check.h"
 #include "controller/status_document.h"
-#include "controller/wire_event.h"
+#include "wire/event.h"
 
 namespace aegis::controller {
 
@@ -89,7 +89,7 @@ struct LogFileOut {
 
 // The prefix of a record of `w` written at time `ts` (NaN: no stamp, the line inherits the
 // time of the one before it, as the agent read it).
-std::string LinePrefix(const WireLogEvent& w, double ts) {
+std::string LinePrefix(const wire::WireLogEvent& w, double ts) {
   const LogEvent& e = w.event;
   std::string p;
   if (e.ts_exact && std::isfinite(ts)) p = Stamp(ts, e.ts_zoned) + " ";
@@ -204,11 +204,11 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
   auto take = [&](const store::Event& e) {
     if (e.received_at > cutoff) return;
     json j = json::parse(e.body, nullptr, false);
-    DecodedEvent d;
-    if (j.is_discarded() || !DecodeEvent(j, e.node, &d).ok()) return;
+    wire::DecodedEvent d;
+    if (j.is_discarded() || !wire::DecodeEvent(j, e.node, &d).ok()) return;
     if (!InJobScope(d, e.received_at, window, options.scope)) return;
     switch (d.type) {
-      case EventType::kLog: {
+      case wire::EventType::kLog: {
         LogFileOut& f = logs[d.log.file];
         const LogEvent& ev = d.log.event;
         auto record_text = [&](const std::string& raw, double ts) {
@@ -228,19 +228,19 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
           f.lines[tb] = LogLine{LinePrefix(d.log, NAN) + "Traceback (most recent call last):", true};  // rank tag only
         break;
       }
-      case EventType::kCcl: {
+      case wire::EventType::kCcl: {
         ccl[d.ccl.file].emplace_back(d.ccl.ts, j["record"].dump());
         break;
       }
-      case EventType::kFacts:
+      case wire::EventType::kFacts:
         if (!facts.count(d.node) || facts[d.node].first <= e.received_at) facts[d.node] = {e.received_at, j["facts"]};
         break;
-      case EventType::kMetric: {
+      case wire::EventType::kMetric: {
         auto& samples = metrics[d.series.metric][{d.node, d.series.device}];
         for (size_t i = 0; i < d.series.t.size(); ++i) samples.emplace(d.series.t[i], d.series.v[i]);
         break;
       }
-      case EventType::kProbe: {
+      case wire::EventType::kProbe: {
         json p = {{"src", d.probe.src}, {"dst", d.probe.dst}, {"size", d.probe.size}, {"sent", d.probe.sent},
                   {"lost", d.probe.lost}};
         if (std::isfinite(d.probe.rtt_p50)) p["rtt_us_p50"] = d.probe.rtt_p50;
@@ -248,7 +248,7 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
         probes.push_back(std::move(p));
         break;
       }
-      case EventType::kHeartbeat: break;
+      case wire::EventType::kHeartbeat: break;
     }
   };
   store::EventRange range;
@@ -282,7 +282,7 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
       result.push_back({{"metric", std::move(metric)}, {"values", std::move(values)}});
     }
     json body = {{"status", "success"}, {"data", {{"resultType", "matrix"}, {"result", std::move(result)}}}};
-    files[MetricFileOf(name)] = body.dump();
+    files[wire::MetricFileOf(name)] = body.dump();
   }
   if (!probes.empty()) files["probes.json"] = probes.dump(2);
   files["incident.json"] = IncidentJson(inc, true).dump(2);

@@ -288,32 +288,32 @@ Status DecisionLoop::TailEvents(double now) {
   }
 }
 
-std::shared_ptr<const DecodedEvent> DecisionLoop::Decode(const store::Event& e) {
+std::shared_ptr<const wire::DecodedEvent> DecisionLoop::Decode(const store::Event& e) {
   if (fresh_)
     if (auto kept = fresh_->Take(e)) return kept;
   ++health_->events_decoded;
   auto j = nlohmann::json::parse(e.body, nullptr, false);
-  auto d = std::make_shared<DecodedEvent>();
-  if (j.is_discarded() || !DecodeEvent(j, e.node, d.get()).ok()) return nullptr;
+  auto d = std::make_shared<wire::DecodedEvent>();
+  if (j.is_discarded() || !wire::DecodeEvent(j, e.node, d.get()).ok()) return nullptr;
   return d;
 }
 
-bool DecisionLoop::InJobWindow(const LiveJob& job, const DecodedEvent& e, double received_at) const {
+bool DecisionLoop::InJobWindow(const LiveJob& job, const wire::DecodedEvent& e, double received_at) const {
   if (PlacedByScope(e)) return job.InScope(e, received_at, options_.scope);
-  if (e.type == EventType::kFacts || std::isnan(e.at) || std::isnan(job.job().started_at)) return true;
+  if (e.type == wire::EventType::kFacts || std::isnan(e.at) || std::isnan(job.job().started_at)) return true;
   return e.at >= job.job().started_at - options_.lookback_s;
 }
 
-void DecisionLoop::Route(const DecodedEvent& e, double received_at, double now) {
-  if (e.type == EventType::kHeartbeat) {
+void DecisionLoop::Route(const wire::DecodedEvent& e, double received_at, double now) {
+  if (e.type == wire::EventType::kHeartbeat) {
     auto [it, fresh] = heartbeats_.emplace(e.node, e.at);
     if (!fresh) it->second = std::max(it->second, e.at);
     for (auto& [id, job] : live_)  // a report that may complete a picture: latency counts from here
       if (job->HasHost(e.node)) job->set_last_received(received_at);
     return;
   }
-  const bool everyone = e.type == EventType::kProbe || (e.type == EventType::kLog && e.log.source == SourceKind::kSwitch);
-  const bool critical = e.type == EventType::kLog && e.log.event.line_class == LineClass::kCritical && !everyone;
+  const bool everyone = e.type == wire::EventType::kProbe || (e.type == wire::EventType::kLog && e.log.source == SourceKind::kSwitch);
+  const bool critical = e.type == wire::EventType::kLog && e.log.event.line_class == LineClass::kCritical && !everyone;
   for (auto& [id, job] : live_) {
     if (!everyone && !job->HasHost(e.node)) continue;
     if (!InJobWindow(*job, e, received_at)) continue;
@@ -358,9 +358,9 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
         if (e.seq > cursor_) continue;
         auto decoded = Decode(e);
         if (!decoded) continue;
-        const DecodedEvent& d = *decoded;
+        const wire::DecodedEvent& d = *decoded;
         if (!InJobWindow(*job, d, e.received_at)) continue;
-        critical = critical || (d.type == EventType::kLog && d.log.event.line_class == LineClass::kCritical &&
+        critical = critical || (d.type == wire::EventType::kLog && d.log.event.line_class == LineClass::kCritical &&
                                 d.log.source != SourceKind::kSwitch);
         job->Feed(d, now);
         job->set_last_received(e.received_at);

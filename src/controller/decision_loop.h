@@ -86,9 +86,9 @@ class DecisionLoop {
   Status TailEvents(double now);
   // A stored event decoded: as ingest kept it (FreshEvents), or decoded here and counted.
   // Null for a body that does not decode (validated at ingest: a newer format).
-  std::shared_ptr<const DecodedEvent> Decode(const store::Event& e);
-  void Route(const DecodedEvent& e, double received_at, double now);
-  bool InJobWindow(const LiveJob& job, const DecodedEvent& e, double received_at) const;
+  std::shared_ptr<const wire::DecodedEvent> Decode(const store::Event& e);
+  void Route(const wire::DecodedEvent& e, double received_at, double now);
+  bool InJobWindow(const LiveJob& job, const wire::DecodedEvent& e, double received_at) const;
   Status LoadReturns(const Job& job, std::map<std::string, double, std::less<>>* not_before);
   Status RefreshReturns(double now);
   Status ReconcileJobs(double now);

@@ -2,7 +2,7 @@
 
 namespace aegis::controller {
 
-void FreshEvents::Put(const store::Event& stored, std::shared_ptr<const DecodedEvent> decoded) {
+void FreshEvents::Put(const store::Event& stored, std::shared_ptr<const wire::DecodedEvent> decoded) {
   const size_t cost = stored.id.size() + stored.node.size() + 2 * stored.body.size();  // the body, twice: text and decoding
   if (cost > max_bytes_) return;
   std::lock_guard<std::mutex> l(mu_);
@@ -23,11 +23,11 @@ void FreshEvents::Forget(const std::string& id) {
   if (auto it = entries_.find(id); it != entries_.end()) EraseLocked(it);
 }
 
-std::shared_ptr<const DecodedEvent> FreshEvents::Take(const store::Event& stored) {
+std::shared_ptr<const wire::DecodedEvent> FreshEvents::Take(const store::Event& stored) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = entries_.find(stored.id);
   if (it == entries_.end()) return nullptr;
-  std::shared_ptr<const DecodedEvent> out;
+  std::shared_ptr<const wire::DecodedEvent> out;
   if (it->second.node == stored.node && it->second.body == stored.body) out = std::move(it->second.decoded);
   EraseLocked(it);  // read back either way: the stored event is what counts from now on
   return out;

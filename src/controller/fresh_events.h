@@ -14,7 +14,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "controller/wire_event.h"
+#include "wire/event.h"
 #include "store/records.h"
 
 namespace aegis::controller {
@@ -24,12 +24,12 @@ class FreshEvents {
   explicit FreshEvents(size_t max_bytes = size_t{64} << 20) : max_bytes_(max_bytes) {}
 
   // Keeps `decoded` as the decoding of `stored` (its id, node and body).
-  void Put(const store::Event& stored, std::shared_ptr<const DecodedEvent> decoded);
+  void Put(const store::Event& stored, std::shared_ptr<const wire::DecodedEvent> decoded);
   // Drops the entry of an event id (its batch was not stored).
   void Forget(const std::string& id);
   // The decoding kept for this stored event, removed from the cache; null when none
   // matches its id, node and body.
-  std::shared_ptr<const DecodedEvent> Take(const store::Event& stored);
+  std::shared_ptr<const wire::DecodedEvent> Take(const store::Event& stored);
   void Clear();
 
   size_t size() const;
@@ -38,7 +38,7 @@ class FreshEvents {
   struct Entry {
     std::string node;
     std::string body;
-    std::shared_ptr<const DecodedEvent> decoded;
+    std::shared_ptr<const wire::DecodedEvent> decoded;
     uint64_t order = 0;  // Put order: which entry is the oldest
   };
   void EraseLocked(std::unordered_map<std::string, Entry>::iterator it);

@@ -6,9 +6,9 @@
 
 namespace aegis::controller {
 
-bool PlacedByScope(const DecodedEvent& e) {
-  if (e.type == EventType::kCcl) return true;
-  return e.type == EventType::kLog && e.log.source != SourceKind::kSwitch;
+bool PlacedByScope(const wire::DecodedEvent& e) {
+  if (e.type == wire::EventType::kCcl) return true;
+  return e.type == wire::EventType::kLog && e.log.source != SourceKind::kSwitch;
 }
 
 std::map<std::string, double, std::less<>> ReturnsDuring(const Job& job, const std::vector<store::HistoryEntry>& history) {
@@ -29,7 +29,7 @@ double WindowOpening(const Job& job, const std::string& host) {
   return opening;
 }
 
-bool InJobScope(const DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options) {
+bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options) {
   if (!PlacedByScope(e)) return true;
   const double opening = WindowOpening(job, e.node);
   if (std::isnan(opening)) return true;  // a job without a start: everything may be its

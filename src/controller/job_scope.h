@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "bundle/model.h"
-#include "controller/wire_event.h"
+#include "wire/event.h"
 #include "store/records.h"
 
 namespace aegis::controller {
@@ -36,7 +36,7 @@ struct ScopeOptions {
 
 // The events placed by JobScope: a node agent's log lines and CCL records. Metrics, facts,
 // switch logs and probes are not one host's job's (they keep the lookback window).
-bool PlacedByScope(const DecodedEvent& e);
+bool PlacedByScope(const wire::DecodedEvent& e);
 
 // Per host of `job` (its hosts only), when a person returned it to service during the job
 // (after started_at, before ended_at when it ended): `history` is the store's host history
@@ -47,6 +47,6 @@ std::map<std::string, double, std::less<>> ReturnsDuring(const Job& job, const s
 double WindowOpening(const Job& job, const std::string& host);
 
 // True when event `e` of host e.node (received at `received_at`) belongs to `job`.
-bool InJobScope(const DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options = {});
+bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options = {});
 
 }  // namespace aegis::controller

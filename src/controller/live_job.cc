@@ -14,21 +14,21 @@ LiveJob::LiveJob(Job job, const Topology& topology) : job_(std::move(job)) {
   builder_.SetJob(job_);
 }
 
-bool LiveJob::InScope(const DecodedEvent& e, double received_at, const ScopeOptions& options) const {
+bool LiveJob::InScope(const wire::DecodedEvent& e, double received_at, const ScopeOptions& options) const {
   return InJobScope(e, received_at, scope_, options);
 }
 
 void LiveJob::SetTopology(const Topology& topology) { builder_.SetTopology(topology); }
 
-void LiveJob::Feed(const DecodedEvent& e, double now) {
+void LiveJob::Feed(const wire::DecodedEvent& e, double now) {
   ++events_fed_;
   switch (e.type) {
-    case EventType::kLog: {
+    case wire::EventType::kLog: {
       LogEvent ev = e.log.event;
       builder_.AddLogEvent(e.log.node, e.log.source, e.log.file, std::move(ev));
       break;
     }
-    case EventType::kCcl: {
+    case wire::EventType::kCcl: {
       uint64_t counters = 0;
       for (const auto& [func, lc] : e.ccl.coll) counters += lc.first + lc.second;
       auto key = std::make_pair(e.ccl.comm, e.ccl.rank);
@@ -46,15 +46,15 @@ void LiveJob::Feed(const DecodedEvent& e, double now) {
       builder_.AddCclRecord(std::move(record));
       break;
     }
-    case EventType::kFacts: builder_.SetFacts(e.node, e.facts); break;
-    case EventType::kMetric: builder_.AddSeries(e.series); break;
-    case EventType::kProbe: {
+    case wire::EventType::kFacts: builder_.SetFacts(e.node, e.facts); break;
+    case wire::EventType::kMetric: builder_.AddSeries(e.series); break;
+    case wire::EventType::kProbe: {
       ProbeResult p = e.probe;
       p.index = probes_++;
       builder_.AddProbe(std::move(p));
       break;
     }
-    case EventType::kHeartbeat: break;
+    case wire::EventType::kHeartbeat: break;
   }
 }
 

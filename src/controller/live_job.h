@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "controller/job_scope.h"
-#include "controller/wire_event.h"
+#include "wire/event.h"
 #include "engine/engine.h"
 #include "engine/incident_builder.h"
 
@@ -27,7 +27,7 @@ class LiveJob {
   const Job& job() const { return job_; }
   // Whether an event belongs to this job (InJobScope over the job's window: its start,
   // the hosts' not_before, its end once SetEnded said it).
-  bool InScope(const DecodedEvent& e, double received_at, const ScopeOptions& options) const;
+  bool InScope(const wire::DecodedEvent& e, double received_at, const ScopeOptions& options) const;
   void SetEnded(double ended_at) { scope_.ended_at = ended_at; }
   double scope_end() const { return scope_.ended_at; }
   const std::set<std::string>& hosts() const { return hosts_; }
@@ -36,7 +36,7 @@ class LiveJob {
 
   // One event of this job (a host of it, a switch, a probe). `now`: the controller's
   // clock when it arrived (for hang detection). Heartbeats are not the job's business.
-  void Feed(const DecodedEvent& e, double now);
+  void Feed(const wire::DecodedEvent& e, double now);
 
   // Hang detection: whether any CCL record was seen, and when any rank's counters last
   // changed (controller clock; the time of the first record, or of a rebuild).

@@ -97,8 +97,8 @@ TEST(LogCoalescing, AStormShipsAsOneEventWithItsCount) {
   }
 
   // Decoded as the controller does, into the same entry the bundle path builds.
-  WireLogEvent w;
-  ASSERT_TRUE(LogEventFromWire(storm, &w).ok());
+  wire::WireLogEvent w;
+  ASSERT_TRUE(wire::LogEventFromWire(storm, &w).ok());
   IncidentBuilder live, bundle;
   live.AddLogEvent(w.node, w.source, w.file, std::move(w.event));
   const LocatedEvent& got = live.View().events.at(0);
@@ -126,8 +126,8 @@ TEST(LogCoalescing, RepeatsAcrossFlushesAddUpAtTheController) {
     h.Run(2);
     h.out.FlushLogs();
     for (auto& e : h.Take()) {
-      WireLogEvent w;
-      ASSERT_TRUE(LogEventFromWire(e, &w).ok()) << e.dump();
+      wire::WireLogEvent w;
+      ASSERT_TRUE(wire::LogEventFromWire(e, &w).ok()) << e.dump();
       shipped += 1;
       live.AddLogEvent(w.node, w.source, w.file, std::move(w.event));
     }
@@ -163,8 +163,8 @@ TEST(LogCoalescing, HoldsABoundedNumberOfEventsAndLosesNone) {
   out.FlushLogs();
   uint64_t records = 0;
   for (const auto& j : out.events()) {
-    WireLogEvent w;
-    ASSERT_TRUE(LogEventFromWire(nlohmann::json::parse(j), &w).ok());
+    wire::WireLogEvent w;
+    ASSERT_TRUE(wire::LogEventFromWire(nlohmann::json::parse(j), &w).ok());
     records += w.event.count;
   }
   EXPECT_EQ(records, 2 * distinct);

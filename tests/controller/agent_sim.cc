@@ -9,7 +9,7 @@
 #include "common/time.h"
 #include "logs/scanner.h"
 #include "metrics/prom_reader.h"
-#include "sources/event_wire.h"
+#include "wire/log_event.h"
 
 namespace aegis::controller::test {
 
@@ -56,7 +56,7 @@ void ScanInto(const std::string& node, SourceKind kind, const std::string& file,
   });
   for (auto& ev : events) {
     const double ts = ev.ts;
-    json j = LogEventToWire({node, kind, file, std::move(ev)});
+    json j = wire::LogEventToWire({node, kind, file, std::move(ev)});
     if (kind != SourceKind::kSwitch) Stamp(&j, ts, b, o);
     post->Add(std::move(j), out);
   }

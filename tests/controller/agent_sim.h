@@ -1,6 +1,6 @@
 // What node agents would post for a generated incident (tools/gen): each host's kernel and
 // training logs scanned as an agent does (the engine's Scanner) and sent as classified log
-// events (LogEventToWire plus an id), its facts, its CCL snapshot lines, its metric series,
+// events (wire::LogEventToWire plus an id), its facts, its CCL snapshot lines, its metric series,
 // the switches' logs and the probes; in batches as POST /api/v1/events bodies. Shared by
 // the controller's tests and its benchmark.
 #pragma once

@@ -173,8 +173,8 @@ TEST(EventBatch, TheAgentsStampIsReadAndChecked) {
   ASSERT_EQ(b.rejected.size(), 2u);
   EXPECT_NE(b.rejected[0].reason.find("read_at"), std::string::npos) << b.rejected[0].reason;
   EXPECT_NE(b.rejected[1].reason.find("event.job"), std::string::npos) << b.rejected[1].reason;
-  DecodedEvent d;
-  ASSERT_TRUE(DecodeEvent(json::parse(b.events[0].body), "node-0001", &d).ok());
+  wire::DecodedEvent d;
+  ASSERT_TRUE(wire::DecodeEvent(json::parse(b.events[0].body), "node-0001", &d).ok());
   EXPECT_EQ(d.read_at, 1764497524.25);
   EXPECT_EQ(d.job, "job-20261130-0042");
   // An empty batch is an agent's report: valid, nothing to store.

@@ -10,7 +10,7 @@
 
 #include "controller/iso_time.h"
 #include "logs/scanner.h"
-#include "sources/event_wire.h"
+#include "wire/log_event.h"
 #include "test_controller.h"
 
 namespace aegis::controller::test {
@@ -378,7 +378,7 @@ TEST(Decisions, ALowConfidenceIsolationIsHeldForAPerson) {
   scanner.ScanText(line + "\n", [&](LogEvent&& ev) { events.push_back(std::move(ev)); });
   ASSERT_EQ(events.size(), 1u);
   ASSERT_EQ(events[0].line_class, LineClass::kDist);
-  json ev = LogEventToWire({b.N(1).host, SourceKind::kTrain, "nodes/" + b.N(1).host + "/train.log", events[0]});
+  json ev = wire::LogEventToWire({b.N(1).host, SourceKind::kTrain, "nodes/" + b.N(1).host + "/train.log", events[0]});
   ev["id"] = "dist-1";
   HttpReply r = c.Post("/api/v1/events", json{{"node", b.N(1).host}, {"agent", "a"}, {"events", {ev}}}.dump());
   ASSERT_EQ(r.Json()["accepted"], 1) << r.body;

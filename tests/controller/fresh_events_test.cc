@@ -14,8 +14,8 @@ store::Event Stored(const std::string& id, const std::string& body, const std::s
   return e;
 }
 
-std::shared_ptr<const DecodedEvent> Decoded(const std::string& id) {
-  auto d = std::make_shared<DecodedEvent>();
+std::shared_ptr<const wire::DecodedEvent> Decoded(const std::string& id) {
+  auto d = std::make_shared<wire::DecodedEvent>();
   d->id = id;
   return d;
 }

@@ -9,7 +9,7 @@
 #include "controller/api_bodies.h"
 #include "controller/bundle_export.h"
 #include "logs/scanner.h"
-#include "sources/event_wire.h"
+#include "wire/log_event.h"
 #include "test_controller.h"
 
 namespace aegis::controller::test {
@@ -124,7 +124,7 @@ json LineEvent(const std::string& host, SourceKind kind, const std::string& text
   EXPECT_EQ(events.size(), 1u) << text;
   if (events.empty()) return json::object();
   const std::string file = "nodes/" + host + (kind == SourceKind::kKernel ? "/kernel.log" : "/train.log");
-  json ev = LogEventToWire({host, kind, file, std::move(events[0])});
+  json ev = wire::LogEventToWire({host, kind, file, std::move(events[0])});
   ev["id"] = id;
   ev["read_at"] = read_at;
   if (!job.empty()) ev["job"] = job;
@@ -158,8 +158,8 @@ TEST(JobScope, PlacesEventsByTheirStamp) {
   Job job;
   job.id = "job-b";
   job.started_at = 1000;
-  DecodedEvent e;
-  e.type = EventType::kLog;
+  wire::DecodedEvent e;
+  e.type = wire::EventType::kLog;
   e.node = "n1";
   e.log.source = SourceKind::kTrain;
   auto in = [&](double read_at, const std::string& tag) {
@@ -190,7 +190,7 @@ TEST(JobScope, PlacesEventsByTheirStamp) {
   EXPECT_FALSE(in(3500, "job-c"));
   EXPECT_TRUE(in(3500, "job-b"));
   // Facts, metrics, probes and switch logs are not placed.
-  e.type = EventType::kMetric;
+  e.type = wire::EventType::kMetric;
   EXPECT_TRUE(in(10, ""));
 }
 

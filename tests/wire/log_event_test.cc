@@ -1,7 +1,7 @@
 // The wire form of a log event: one that stands for repeats is written with its count only
 // above 1, read back to the same event, and refused with a reason when it does not add up;
 // a fallback rule's record carries "fallback" only when set.
-#include "sources/event_wire.h"
+#include "wire/log_event.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 namespace aegis {
 namespace {
 
-WireLogEvent Storm() {
-  WireLogEvent w;
+wire::WireLogEvent Storm() {
+  wire::WireLogEvent w;
   w.node = "node-0007";
   w.source = SourceKind::kKernel;
   w.file = "nodes/node-0007/kernel.log";
@@ -32,13 +32,13 @@ WireLogEvent Storm() {
 }
 
 TEST(EventWire, RepeatsRoundTrip) {
-  const WireLogEvent w = Storm();
-  const nlohmann::json j = LogEventToWire(w);
+  const wire::WireLogEvent w = Storm();
+  const nlohmann::json j = wire::LogEventToWire(w);
   EXPECT_EQ(j["count"], 7);
   EXPECT_EQ(j["latest_line"], 9000);
   EXPECT_EQ(j["samples"].size(), kMaxEventSamples);
-  WireLogEvent back;
-  ASSERT_TRUE(LogEventFromWire(j, &back).ok());
+  wire::WireLogEvent back;
+  ASSERT_TRUE(wire::LogEventFromWire(j, &back).ok());
   EXPECT_EQ(back.event.count, 7u);
   EXPECT_EQ(back.event.LatestLine(), 9000u);
   EXPECT_EQ(back.event.LatestTs(), w.event.LatestTs());
@@ -47,25 +47,25 @@ TEST(EventWire, RepeatsRoundTrip) {
 }
 
 TEST(EventWire, ASingleRecordHasNoRepeatFields) {
-  WireLogEvent w = Storm();
+  wire::WireLogEvent w = Storm();
   w.event.count = 1;
   w.event.samples.clear();
-  const nlohmann::json j = LogEventToWire(w);
+  const nlohmann::json j = wire::LogEventToWire(w);
   EXPECT_FALSE(j.contains("count"));
   EXPECT_FALSE(j.contains("samples"));
-  WireLogEvent back;
-  ASSERT_TRUE(LogEventFromWire(j, &back).ok());
+  wire::WireLogEvent back;
+  ASSERT_TRUE(wire::LogEventFromWire(j, &back).ok());
   EXPECT_EQ(back.event.count, 1u);
   EXPECT_EQ(back.event.LatestLine(), 10u);
 }
 
 TEST(EventWire, RepeatsThatDoNotAddUpAreRefused) {
-  const nlohmann::json good = LogEventToWire(Storm());
+  const nlohmann::json good = wire::LogEventToWire(Storm());
   auto refused = [&](const std::function<void(nlohmann::json&)>& change) {
     nlohmann::json j = good;
     change(j);
-    WireLogEvent w;
-    const Status s = LogEventFromWire(j, &w);
+    wire::WireLogEvent w;
+    const Status s = wire::LogEventFromWire(j, &w);
     return !s.ok() && s.message().find("log event") != std::string::npos;
   };
   EXPECT_TRUE(refused([](auto& j) { j["count"] = 0; }));
@@ -84,13 +84,13 @@ TEST(EventWire, RepeatsThatDoNotAddUpAreRefused) {
   nlohmann::json no_latest = good;
   no_latest.erase("latest_line");
   no_latest.erase("samples");
-  WireLogEvent w;
-  ASSERT_TRUE(LogEventFromWire(no_latest, &w).ok());
+  wire::WireLogEvent w;
+  ASSERT_TRUE(wire::LogEventFromWire(no_latest, &w).ok());
   EXPECT_EQ(w.event.LatestLine(), 10u) << "without latest_line the last record is taken as the first";
 }
 
-WireLogEvent Event(bool fallback) {
-  WireLogEvent w;
+wire::WireLogEvent Event(bool fallback) {
+  wire::WireLogEvent w;
   w.node = "node-0007";
   w.source = SourceKind::kTrain;
   w.file = "nodes/node-0007/train.log";
@@ -105,24 +105,24 @@ WireLogEvent Event(bool fallback) {
 }
 
 TEST(EventWire, FallbackTravelsOnlyWhenSet) {
-  nlohmann::json set = LogEventToWire(Event(true));
+  nlohmann::json set = wire::LogEventToWire(Event(true));
   EXPECT_EQ(set.value("fallback", false), true);
-  WireLogEvent back;
-  ASSERT_TRUE(LogEventFromWire(set, &back).ok());
+  wire::WireLogEvent back;
+  ASSERT_TRUE(wire::LogEventFromWire(set, &back).ok());
   EXPECT_TRUE(back.event.fallback);
   EXPECT_TRUE(back.event.cascade);
 
-  nlohmann::json unset = LogEventToWire(Event(false));
+  nlohmann::json unset = wire::LogEventToWire(Event(false));
   EXPECT_FALSE(unset.contains("fallback")) << "additive: absent unless set";
-  ASSERT_TRUE(LogEventFromWire(unset, &back).ok());
+  ASSERT_TRUE(wire::LogEventFromWire(unset, &back).ok());
   EXPECT_FALSE(back.event.fallback);
 }
 
 TEST(EventWire, FallbackOfTheWrongKindIsRefused) {
-  nlohmann::json j = LogEventToWire(Event(true));
+  nlohmann::json j = wire::LogEventToWire(Event(true));
   j["fallback"] = "yes";
-  WireLogEvent back;
-  EXPECT_FALSE(LogEventFromWire(j, &back).ok());
+  wire::WireLogEvent back;
+  EXPECT_FALSE(wire::LogEventFromWire(j, &back).ok());
 }
 
 }  // namespace

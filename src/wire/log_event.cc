@@ -1,12 +1,10 @@
-#include "sources/event_wire.h"
+#include "wire/log_event.h"
 
 #include <cmath>
 
 #include "logs/event_aggregate.h"
 
 namespace aegis {
-
-using nlohmann::json;
 
 std::string_view ToString(SourceKind k) {
   switch (k) {
@@ -23,6 +21,12 @@ std::optional<SourceKind> ParseSourceKind(std::string_view s) {
   if (s == "switch") return SourceKind::kSwitch;
   return std::nullopt;
 }
+
+}  // namespace aegis
+
+namespace aegis::wire {
+
+using nlohmann::json;
 
 json LogEventToWire(const WireLogEvent& w) {
   const LogEvent& e = w.event;
@@ -200,4 +204,10 @@ Status LogEventFromWire(const json& j, WireLogEvent* out) {
   return Status::Ok();
 }
 
-}  // namespace aegis
+std::string EncodeLogEvent(std::string_view id, const WireLogEvent& e) {
+  json j = LogEventToWire(e);
+  j["id"] = id;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace aegis::wire

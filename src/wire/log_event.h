@@ -24,6 +24,13 @@
 
 namespace aegis {
 
+std::string_view ToString(SourceKind k);  // "kernel", "train", "switch"
+std::optional<SourceKind> ParseSourceKind(std::string_view s);
+
+}  // namespace aegis
+
+namespace aegis::wire {
+
 struct WireLogEvent {
   std::string node;
   SourceKind source = SourceKind::kKernel;
@@ -33,8 +40,7 @@ struct WireLogEvent {
 
 nlohmann::json LogEventToWire(const WireLogEvent& e);
 Status LogEventFromWire(const nlohmann::json& j, WireLogEvent* out);
+// The whole "log" event's text: LogEventToWire's fields and the event's id.
+std::string EncodeLogEvent(std::string_view id, const WireLogEvent& e);
 
-std::string_view ToString(SourceKind k);
-std::optional<SourceKind> ParseSourceKind(std::string_view s);
-
-}  // namespace aegis
+}  // namespace aegis::wire
