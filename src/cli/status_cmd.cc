@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "engine/verdict.h"
+#include "store/records.h"
+
 namespace aegis {
 
 namespace {
@@ -22,21 +25,29 @@ const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
 std::string ForPerson(const nlohmann::json& doc) {
   std::string out;
   const nlohmann::json& hosts = Member(doc, "hosts");
+  auto in_service = [](const nlohmann::json& h) {
+    return store::ParseHostState(Text(h, "state")) == store::HostState::kInService;
+  };
   size_t out_of_service = 0;
-  for (const auto& h : hosts) out_of_service += Text(h, "state") != "in_service";
+  for (const auto& h : hosts) out_of_service += !in_service(h);
   out += fmt::format("Hosts: {} known, {} not in service\n", hosts.size(), out_of_service);
   for (const auto& h : hosts) {
-    if (Text(h, "state") == "in_service") continue;
+    if (in_service(h)) continue;
     out += fmt::format("  {:<20} {:<10} since {}  {}  {}\n", Text(h, "host"), Text(h, "state"), Text(h, "since"),
                        Text(h, "incident"), Text(h, "reason"));
   }
   const nlohmann::json& incidents = Member(doc, "incidents");
   out += fmt::format("Incidents: {}\n", incidents.size());
   for (const auto& inc : incidents) {
-    const nlohmann::json& v = Member(inc, "verdict");
-    if (v.is_object())
+    const nlohmann::json& stored = Member(inc, "verdict");
+    Verdict v;
+    Status read = stored.is_object() ? VerdictFromJson(stored.dump(), &v) : Status::NotFound("not decided");
+    if (read.ok())
       out += fmt::format("  {:<8} job {}  decided {}: {} ({}, {}) {}\n", Text(inc, "id"), Text(inc, "job"),
-                         Text(inc, "decided_at"), Text(v, "action"), Text(v, "cause"), Text(v, "stage"), Text(v, "summary"));
+                         Text(inc, "decided_at"), ToString(v.action), ToString(v.cause), ToString(v.stage), v.summary);
+    else if (stored.is_object())
+      out += fmt::format("  {:<8} job {}  decided {}: a verdict this version cannot read ({})\n", Text(inc, "id"),
+                         Text(inc, "job"), Text(inc, "decided_at"), read.message());
     else
       out += fmt::format("  {:<8} job {}  opened {}: not decided yet\n", Text(inc, "id"), Text(inc, "job"),
                          Text(inc, "opened_at"));

@@ -4,8 +4,10 @@
 #pragma once
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "common/vocabulary.h"
 
 namespace aegis {
@@ -75,6 +77,9 @@ struct Verdict {
 
 // Exactly one JSON object (docs/formats.md), valid UTF-8, no trailing newline.
 std::string VerdictToJson(const Verdict& v);
+// Reads what VerdictToJson wrote (a stored incident's verdict, the status document's):
+// InvalidArgument naming the field when it is not a verdict; unknown fields are ignored.
+Status VerdictFromJson(std::string_view text, Verdict* out);
 // For a person: the decision first, then the evidence with file:line, then what was missing.
 std::string VerdictToText(const Verdict& v);
 

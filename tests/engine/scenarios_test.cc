@@ -51,6 +51,9 @@ TEST_P(Scenario, VerdictMatchesExpected) {
   Verdict v = test::Diagnose(dir.path());
   json got = json::parse(VerdictToJson(v));
   SCOPED_TRACE(got.dump(2));
+  Verdict read;  // what the controller stores, read back as the status and dashboard read it
+  ASSERT_TRUE(VerdictFromJson(VerdictToJson(v), &read).ok());
+  EXPECT_EQ(VerdictToJson(read), VerdictToJson(v));
 
   EXPECT_EQ(got["format"], 1);
   EXPECT_EQ(got["action"], exp["action"]);
