@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "agent/counters.h"
-#include "agent/facts.h"
+#include "agent/sources/facts/facts.h"
 #include "agent/sender.h"
 #include "common/status.h"
 

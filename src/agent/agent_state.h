@@ -11,7 +11,7 @@
 #include <string>
 
 #include "agent/file_follower.h"
-#include "agent/kmsg.h"
+#include "agent/sources/kmsg/kmsg.h"
 #include "agent/tracked_stream.h"
 #include "common/status.h"
 

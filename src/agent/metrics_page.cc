@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "agent/fs_util.h"
-#include "agent/rdma_counters.h"
+#include "agent/sources/node_sampler/rdma_counters.h"
 #include "common/text.h"
 
 namespace aegis::agent {

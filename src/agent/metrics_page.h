@@ -8,7 +8,7 @@
 
 #include "agent/counters.h"
 #include "agent/disk_queue.h"
-#include "agent/node_sampler.h"
+#include "agent/sources/node_sampler/node_sampler.h"
 #include "agent/prom_text.h"
 
 namespace aegis::agent {

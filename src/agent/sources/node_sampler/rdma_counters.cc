@@ -1,4 +1,4 @@
-#include "agent/rdma_counters.h"
+#include "agent/sources/node_sampler/rdma_counters.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/gpu_reader.h"
+#include "agent/sources/node_sampler/gpu_reader.h"
 
 namespace aegis::agent {
 

@@ -1,4 +1,4 @@
-#include "agent/journald.h"
+#include "agent/sources/journald/journald.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/fs_util.h"
-#include "agent/kmsg.h"
+#include "agent/sources/kmsg/kmsg.h"
 #include "agent/log.h"
 #include "common/text.h"
 

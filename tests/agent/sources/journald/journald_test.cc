@@ -1,4 +1,4 @@
-#include "agent/journald.h"
+#include "agent/sources/journald/journald.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "agent/gpu_reader.h"
+#include "agent/sources/node_sampler/gpu_reader.h"
 
 namespace aegis::agent {
 

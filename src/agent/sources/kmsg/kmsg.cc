@@ -1,4 +1,4 @@
-#include "agent/kmsg.h"
+#include "agent/sources/kmsg/kmsg.h"
 
 #include <fcntl.h>
 #include <unistd.h>
