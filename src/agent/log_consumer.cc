@@ -83,6 +83,16 @@ class LogConsumer : public FollowConsumer {
 
 }  // namespace
 
+LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines) {
+  LogTarget t;
+  t.node = node;
+  t.source = source;
+  t.file = "nodes/";
+  t.file.append(node).append(source == SourceKind::kKernel ? "/kernel.log" : "/train.log");
+  t.lines = lines;
+  return t;
+}
+
 ConsumerFactory MakeLogConsumerFactory(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters) {
   return [=](const std::string& id, const Checkpoint& start) -> std::unique_ptr<FollowConsumer> {
     return std::make_unique<LogConsumer>(target, rules, out, counters, id, start);

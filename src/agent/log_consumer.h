@@ -23,6 +23,9 @@ struct LogTarget {
   VirtualLines* lines = nullptr;  // of that bundle file
 };
 
+// The node's bundle file of `source`: nodes/<node>/kernel.log or nodes/<node>/train.log.
+LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines);
+
 ConsumerFactory MakeLogConsumerFactory(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters);
 
 }  // namespace aegis::agent

@@ -100,6 +100,7 @@ void JournaldSource::Start(double now) {
   if (!cursor.empty()) args.push_back("--after-cursor=" + cursor);
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    ++failures_;
     next_start_ = now + 60;
     return;
   }
@@ -115,6 +116,7 @@ void JournaldSource::Start(double now) {
   posix_spawn_file_actions_destroy(&fa);
   ::close(pipefd[1]);
   if (rc != 0) {
+    ++failures_;
     ::close(pipefd[0]);
     LogOnce("journalctl-missing", "cannot run " + journalctl_ + ": " + std::strerror(rc) + " (kernel log not read; retried every minute)");
     next_start_ = now + 60;
@@ -128,6 +130,7 @@ void JournaldSource::Start(double now) {
 }
 
 void JournaldSource::Reap(double now) {
+  ++failures_;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   int status = 0;

@@ -56,6 +56,8 @@ class JournaldSource {
   void FeedJsonLine(std::string_view line, double now);
   void SaveState();
   void Stop();
+  // journalctl could not be started, or exited: how many times.
+  uint64_t failures() const { return failures_; }
 
  private:
   void Start(double now);
@@ -77,6 +79,7 @@ class JournaldSource {
   bool idle_done_ = true;
   std::string partial_;
   std::string buf_;
+  uint64_t failures_ = 0;
 };
 
 }  // namespace aegis::agent

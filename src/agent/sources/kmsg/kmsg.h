@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/agent_state.h"
 #include "agent/counters.h"
 #include "agent/event_output.h"
 #include "agent/log_consumer.h"
@@ -45,11 +46,6 @@ std::vector<std::string_view> SplitKmsgRecords(std::string_view text);
 std::string KmsgLine(const KmsgRecord& r, double boot_epoch, std::string_view host);
 // "2026-11-30T10:11:12.123456+00:00"
 std::string IsoTimeMicros(double epoch);
-
-struct KmsgState {
-  std::string boot_id;
-  Checkpoint cp;  // pos.offset: the next sequence number to read
-};
 
 class KmsgSource {
  public:
