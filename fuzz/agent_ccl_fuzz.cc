@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "agent/ccl_intake.h"
+#include "agent/sources/ccl/ccl_intake.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static aegis::agent::AgentCounters counters;

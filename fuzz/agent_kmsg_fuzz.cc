@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "agent/journald.h"
-#include "agent/kmsg.h"
+#include "agent/sources/journald/journald.h"
+#include "agent/sources/kmsg/kmsg.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

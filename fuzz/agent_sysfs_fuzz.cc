@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "agent/agent_state.h"
-#include "agent/facts.h"
-#include "agent/rdma_counters.h"
+#include "agent/sources/facts/facts.h"
+#include "agent/sources/node_sampler/rdma_counters.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -17,18 +17,14 @@
 #include <thread>
 
 #include "agent/agent_state.h"
-#include "agent/ccl_intake.h"
 #include "agent/disk_queue.h"
 #include "agent/event_output.h"
-#include "agent/file_follower.h"
 #include "agent/fs_util.h"
-#include "agent/journald.h"
-#include "agent/kmsg.h"
 #include "agent/log.h"
 #include "agent/log_consumer.h"
 #include "agent/metrics_page.h"
-#include "agent/node_sampler.h"
-#include "bundle/bundle_reader.h"
+#include "agent/source_registry.h"
+#include "bundle/bundle_reader.h"  // ReadSmallFile
 #include "common/http_bind.h"
 #include "common/listen_address.h"
 #include "common/text.h"
@@ -97,16 +93,6 @@ struct Agent::Impl {
   EventOutput out;
   AgentState state;
   std::string last_state_text;
-  std::unique_ptr<KmsgSource> kmsg;
-  double next_kmsg_open = 0;
-  std::unique_ptr<JournaldSource> journald;
-  std::unique_ptr<FollowedFiles> kernel_file, train, ccl_files;
-  std::unique_ptr<CclCoalescer> ccl;
-  std::unique_ptr<CclSocket> ccl_socket;
-  std::unique_ptr<GpuReader> gpu;
-  std::unique_ptr<NodeSampler> sampler;
-  std::string facts_hash;
-  LogLimiter facts_log{std::chrono::seconds(600)};
   LogLimiter queue_log{std::chrono::seconds(60)};
   std::unique_ptr<Sender> sender;
   std::unique_ptr<httplib::Server> http;
@@ -118,9 +104,12 @@ struct Agent::Impl {
   bool scope_fresh = false;  // guarded by scope_mu
   std::atomic<double> flush_to{0};
   double flushed_through = 0;  // loop thread: coverage of the last flush done
+  // Last: the sources go first, they write into the state, the output and the lines.
+  SourceList sources;
 };
 
-Agent::Agent(AgentConfig config) : config_(std::move(config)), instance_(RandomId()) {
+Agent::Agent(AgentConfig config, const SourceRegistry* registry)
+    : config_(std::move(config)), registry_(registry), instance_(RandomId()) {
   impl_ = std::make_unique<Impl>(&counters_);
 }
 
@@ -155,7 +144,7 @@ std::string Agent::MetricsText() const {
   m.counters = &counters_;
   m.queue = impl_->queue.get();
   m.queue_limit_bytes = config_.queue_max_bytes;
-  m.node = impl_->sampler.get();
+  m.sources = &impl_->sources;
   m.node_name = config_.node;
   m.instance = instance_;
   m.version = AEGIS_AGENT_VERSION;
@@ -202,48 +191,18 @@ Status Agent::Start() {
   qo.segment_bytes = std::min<uint64_t>(64ull << 20, config_.queue_max_bytes / 8);
   if (Status s = DiskQueue::Open(dir + "/queue", qo, &I.queue); !s.ok()) return s;
 
-  // Sources.
+  // Sources: the ones the config names, from the registry.
   const std::string& node = config_.node;
-  LogTarget kernel{node, SourceKind::kKernel, "nodes/" + node + "/kernel.log", I.kernel_lines.get()};
-  LogTarget train{node, SourceKind::kTrain, "nodes/" + node + "/train.log", I.train_lines.get()};
-  FollowOptions fo;
-  fo.idle_s = config_.idle_flush_s;
-  fo.rotate_wait_s = config_.rotate_wait_s;
-  if (config_.kernel_log == "kmsg") {
-    I.kmsg = std::make_unique<KmsgSource>(config_.kmsg_path, config_.boot_id_path, kernel, I.rules.get(), &I.out,
-                                          &counters_, &I.state.kmsg);
-  } else if (config_.kernel_log == "journald") {
-    I.journald = std::make_unique<JournaldSource>(config_.journalctl, kernel, I.rules.get(), &I.out, &counters_,
-                                                  &I.state.journal);
-  } else if (!IsOff(config_.kernel_log)) {
-    I.kernel_file = std::make_unique<FollowedFiles>(
-        std::vector<std::string>{config_.kernel_log}, &I.state.kernel_files,
-        MakeLogConsumerFactory(kernel, I.rules.get(), &I.out, &counters_), fo);
-  }
-  if (!config_.train_logs.empty())
-    I.train = std::make_unique<FollowedFiles>(config_.train_logs, &I.state.train_files,
-                                              MakeLogConsumerFactory(train, I.rules.get(), &I.out, &counters_), fo);
-  I.ccl = std::make_unique<CclCoalescer>(node, &counters_);
-  if (!IsOff(config_.ccl_socket)) {
-    I.ccl_socket = std::make_unique<CclSocket>();
-    if (Status s = I.ccl_socket->Bind(config_.ccl_socket); !s.ok()) {
-      Log("CCL probe socket not available (" + s.message() + "): records come only from --ccl-dir files");
-      I.ccl_socket.reset();
-    }
-  }
-  if (!config_.ccl_dir.empty())
-    I.ccl_files = std::make_unique<FollowedFiles>(
-        std::vector<std::string>{config_.ccl_dir + "/*.jsonl", config_.ccl_dir + "/*.jsonl.1"}, &I.state.ccl_files,
-        MakeCclConsumerFactory(I.ccl.get(), &counters_), fo);
-
-  Status why;
-  I.gpu = OpenNvml(config_.nvml_library, &why);
-  counters_.nvml_available = I.gpu != nullptr;
-  if (!I.gpu) Log(why.message() + ": GPU readings skipped");
-  LiveRules* live = I.rules.get();
-  I.sampler = std::make_unique<NodeSampler>(
-      node, config_.roots.sys, I.gpu.get(),
-      [live](std::string_view metric) { return live->Current()->catalog.FindMetric(metric) != nullptr; }, &counters_);
+  SourceContext ctx;
+  ctx.config = &config_;
+  ctx.rules = I.rules.get();
+  ctx.out = &I.out;
+  ctx.counters = &counters_;
+  ctx.state = &I.state;
+  ctx.kernel_lines = I.kernel_lines.get();
+  ctx.train_lines = I.train_lines.get();
+  const SourceRegistry& registry = registry_ ? *registry_ : SourceRegistry::Builtin();
+  if (Status s = I.sources.Build(registry, SourceNamesFor(config_), ctx); !s.ok()) return s;
 
   // Metrics server: one worker, it serves a scrape now and then.
   if (!IsOff(config_.metrics_listen)) {
@@ -309,49 +268,17 @@ Status Agent::Start() {
 void Agent::Run() {
   Impl& I = *impl_;
   const AgentConfig& c = config_;
+  SourceList& sources = I.sources;
   double now = SteadyNow();
-  double next_poll = now, next_glob = now, next_sample = now, next_metric_flush = now + c.metric_flush_s;
-  double next_facts = now, next_ccl = now + c.ccl_flush_s, next_state = now + c.state_s;
+  double next_held = now + c.ccl_flush_s, next_state = now + c.state_s;
   bool more = false, blocked = false;
   // A line read at time r is queued by r + this at the latest: its file's idle flush (or
   // the kernel source's, 1 s) one poll later, then the next flush of the log and CCL
   // coalescers.
   const double hold_s = std::max(c.idle_flush_s, 1.0) + c.poll_s + c.ccl_flush_s;
 
-  auto facts = [&] {
-    nlohmann::json f;
-    if (c.facts == "auto") {
-      f = CollectFacts(c.roots, I.gpu.get());
-    } else {
-      std::string text;
-      if (Status s = ReadSmallFile(c.facts, &text, 16u << 20); !s.ok()) {
-        I.facts_log.Log("facts file " + c.facts + ": " + s.message());
-        return;
-      }
-      f = nlohmann::json::parse(text, nullptr, false);
-      Facts flat;
-      if (!f.is_object() || !ParseFacts(text, &flat).ok()) {
-        I.facts_log.Log("facts file " + c.facts + " is not a JSON object: not shipped");
-        return;
-      }
-    }
-    const std::string dump = f.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    const std::string hash = Hex64(Fnv1a64(dump));
-    if (hash == I.facts_hash) return;
-    I.facts_hash = hash;
-    nlohmann::json ev;
-    ev["id"] = c.node + ":facts:" + hash;
-    ev["type"] = "facts";
-    ev["node"] = c.node;
-    ev["facts"] = std::move(f);
-    I.out.Add(EventType::kFacts, ev.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  };
-
   auto save_states = [&] {
-    if (I.kmsg) I.kmsg->SaveState();
-    if (I.journald) I.journald->SaveState();
-    for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
-      if (set) set->SaveStates();
+    for (size_t i = 0; i < sources.size(); ++i) sources[i].SaveState();
   };
   auto persist = [&] {
     std::string text = AgentStateToJson(I.state);
@@ -372,22 +299,33 @@ void Agent::Run() {
     I.out.Queued();
     return true;
   };
+  // Coalesced records (CCL), then the held log events: before positions are saved, they
+  // cover what was held.
+  auto emit_held = [&] {
+    for (size_t i = 0; i < sources.size(); ++i) sources[i].EmitHeld();
+    I.out.FlushLogs();
+  };
 
   std::vector<pollfd> fds;
+  std::vector<size_t> fd_source;  // fds[k + 1] is sources[fd_source[k]]'s
   while (!stop_.load()) {
     counters_.Add(counters_.loop_passes);
     now = SteadyNow();
-    double next = std::min({next_poll, next_glob, next_sample, next_metric_flush, next_facts, next_ccl, next_state});
-    if (I.kmsg && I.kmsg->fd() < 0) next = std::min(next, I.next_kmsg_open);
+    double next = std::min(next_held, next_state);
+    for (size_t i = 0; i < sources.size(); ++i) next = std::min(next, sources[i].due());
     int timeout_ms = more ? 0 : static_cast<int>(std::clamp((next - now) * 1000.0, 0.0, 1000.0));
     if (blocked) timeout_ms = 1000;
     fds.clear();
+    fd_source.clear();
     fds.push_back({wake_fd_, POLLIN, 0});
-    const int sock_fd = I.ccl_socket ? I.ccl_socket->fd() : -1;
-    const int kmsg_fd = I.kmsg ? I.kmsg->fd() : -1;
-    const int journal_fd = I.journald ? I.journald->fd() : -1;
-    for (int fd : {sock_fd, kmsg_fd, journal_fd})
-      if (fd >= 0 && !blocked) fds.push_back({fd, POLLIN, 0});
+    if (!blocked) {
+      for (size_t i = 0; i < sources.size(); ++i) {
+        const int fd = sources[i].fd();
+        if (fd < 0) continue;
+        fds.push_back({fd, POLLIN, 0});
+        fd_source.push_back(i);
+      }
+    }
     if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) break;
     if (fds[0].revents & POLLIN) {
       uint64_t v;
@@ -422,65 +360,21 @@ void Agent::Run() {
       continue;
     }
     more = false;
-    for (const auto& p : fds) {
-      if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      if (p.fd == sock_fd) more |= I.ccl_socket->OnReadable(I.ccl.get(), &counters_);
-      else if (p.fd == kmsg_fd) more |= I.kmsg->OnReadable(now);
-      else if (p.fd == journal_fd) more |= I.journald->OnReadable(now);
-    }
-    if (I.kmsg && I.kmsg->fd() < 0 && now >= I.next_kmsg_open) {
-      I.next_kmsg_open = now + 60;
-      if (Status s = I.kmsg->Open(); !s.ok())
-        LogOnce("kmsg-open", "kernel log: " + s.message() + " (needs root or CAP_SYSLOG; tried again every minute)");
-      else
-        more = true;
-    }
-    if (now >= next_glob) {
-      next_glob = now + c.glob_s;
-      for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
-        if (set) set->Expand(now);
-    }
-    if (flush) {  // what the kernel has queued since poll() returned is read too
-      if (I.kmsg && I.kmsg->fd() >= 0) more |= I.kmsg->OnReadable(now);
-      if (I.journald && I.journald->fd() >= 0) more |= I.journald->OnReadable(now);
-    }
-    if (now >= next_poll || more || flush) {
-      next_poll = now + c.poll_s;
-      uint64_t files = 0;
-      for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()}) {
-        if (!set) continue;
-        more |= set->Poll(now);
-        files += set->files();
-      }
-      counters_.followed_files.store(files, std::memory_order_relaxed);
-      if (I.kmsg) I.kmsg->Poll(now);
-      if (I.journald) I.journald->Poll(now);
-    }
-    if (now >= next_sample) {
-      next_sample = now + c.sample_s;
-      I.sampler->Sample(epoch);
-    }
-    if (now >= next_metric_flush) {
-      next_metric_flush = now + c.metric_flush_s;
-      I.sampler->Flush(&I.out);
-    }
-    if (now >= next_facts && !IsOff(c.facts)) {
-      next_facts = now + c.facts_s;
-      facts();
-    }
+    for (size_t k = 1; k < fds.size(); ++k)
+      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) more |= sources.OnReadable(fd_source[k - 1], now).more;
+    // Periodic work of every source that is due; all of them on a flush (what the kernel
+    // queued since poll() returned is read too).
+    const SourceTick tick{now, epoch, flush};
+    for (size_t i = 0; i < sources.size(); ++i)
+      if (flush || now >= sources[i].due()) more |= sources.Poll(i, tick).more;
     const bool persist_due = now >= next_state;
     // A flush read everything there was unless a read budget ran out (then it waits a turn).
     const bool flushing = flush && !more;
-    if (flushing) {
-      for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
-        if (set) set->Flush();
-      if (I.kmsg) I.kmsg->Flush();
-      if (I.journald) I.journald->Flush();
-    }
-    if (now >= next_ccl || persist_due || flushing) {
-      next_ccl = now + c.ccl_flush_s;
-      I.ccl->Flush(&I.out);  // before positions are saved: they cover what the coalescers held
-      I.out.FlushLogs();
+    if (flushing)
+      for (size_t i = 0; i < sources.size(); ++i) sources[i].Flush();
+    if (now >= next_held || persist_due || flushing) {
+      next_held = now + c.ccl_flush_s;
+      emit_held();
     }
     if (!append()) {
       blocked = true;
@@ -504,13 +398,8 @@ void Agent::Run() {
   }
 
   // Stopping: what is read is flushed and queued, positions persisted.
-  if (I.kmsg) I.kmsg->Stop();
-  if (I.journald) I.journald->Stop();
-  for (auto* set : {I.kernel_file.get(), I.train.get(), I.ccl_files.get()})
-    if (set) set->Stop();
-  I.ccl->Flush(&I.out);
-  I.out.FlushLogs();
-  I.sampler->Flush(&I.out);
+  for (size_t i = 0; i < sources.size(); ++i) sources[i].Stop();
+  emit_held();
   if (append()) {
     save_states();
     persist();

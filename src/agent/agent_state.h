@@ -11,11 +11,16 @@
 #include <string>
 
 #include "agent/file_follower.h"
-#include "agent/kmsg.h"
 #include "agent/tracked_stream.h"
 #include "common/status.h"
 
 namespace aegis::agent {
+
+// Where /dev/kmsg was read to (sources/kmsg): in which boot, up to which record.
+struct KmsgState {
+  std::string boot_id;
+  Checkpoint cp;  // pos.offset: the next sequence number to read
+};
 
 struct AgentState {
   FileStates kernel_files, train_files, ccl_files;

@@ -1,6 +1,12 @@
 #include "agent/fs_util.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <cerrno>
 
 #include "env/env.h"
 
@@ -58,5 +64,36 @@ std::string Hex64(uint64_t v) {
 }
 
 double NowEpoch() { return Env::Default()->NowEpochSeconds(); }
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    out.push_back(std::move(name));
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool ReadSysFile(const std::string& path, std::string* out, size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  out->clear();
+  char buf[4096];
+  bool ok = true;
+  while (out->size() < max_bytes) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out->size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    out->append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return ok;
+}
 
 }  // namespace aegis::agent

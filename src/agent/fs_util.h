@@ -1,5 +1,6 @@
 // Small file-system helpers of the agent: durable replacement of a small file (state,
-// acknowledged queue position), directory creation, CRC-32C for queue records, FNV-1a
+// acknowledged queue position), directory creation and listing, reading small sysfs /
+// procfs files, CRC-32C for queue records, FNV-1a
 // for stable short ids. Pure functions besides the file system, thread-safe. The file
 // helpers and the clock are env/env.h's on Env::Default(), for the parts of the agent not
 // yet given an Env.
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -25,6 +27,11 @@ Status SyncDir(const std::string& dir);
 uint32_t Crc32c(const void* data, size_t n, uint32_t crc = 0);
 uint64_t Fnv1a64(std::string_view s);
 std::string Hex64(uint64_t v);  // 16 lower-case hex digits
+
+// Lists the names in a directory (no "." entries), sorted; empty when it cannot be read.
+std::vector<std::string> ListDir(const std::string& dir);
+// Reads a small sysfs / procfs file whole (at most max_bytes); false when it cannot.
+bool ReadSysFile(const std::string& path, std::string* out, size_t max_bytes = 65536);
 
 // Seconds since the Unix epoch (wall clock).
 double NowEpoch();

@@ -1,5 +1,9 @@
 #include "agent/log_consumer.h"
 
+#include <ctime>
+
+#include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "agent/fs_util.h"
@@ -83,10 +87,89 @@ class LogConsumer : public FollowConsumer {
 
 }  // namespace
 
+LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines) {
+  LogTarget t;
+  t.node = node;
+  t.source = source;
+  t.file = "nodes/";
+  t.file.append(node).append(source == SourceKind::kKernel ? "/kernel.log" : "/train.log");
+  t.lines = lines;
+  return t;
+}
+
 ConsumerFactory MakeLogConsumerFactory(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters) {
   return [=](const std::string& id, const Checkpoint& start) -> std::unique_ptr<FollowConsumer> {
     return std::make_unique<LogConsumer>(target, rules, out, counters, id, start);
   };
+}
+
+std::string IsoTimeMicros(double epoch) {
+  if (!std::isfinite(epoch) || epoch < 0 || epoch > 253402300799.0) epoch = 0;
+  const auto secs = static_cast<time_t>(std::floor(epoch));
+  long usec = std::lround((epoch - static_cast<double>(secs)) * 1e6);
+  time_t s = secs;
+  if (usec >= 1000000) {
+    usec -= 1000000;
+    ++s;
+  }
+  tm t{};
+  ::gmtime_r(&s, &t);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld+00:00", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                t.tm_hour, t.tm_min, t.tm_sec, usec);
+  return buf;
+}
+
+std::string KernelLine(const KernelRecord& r, std::string_view host) {
+  std::string line = IsoTimeMicros(r.epoch);
+  line += ' ';
+  line += host;
+  line += " kernel: ";
+  if (r.has_uptime) {
+    const auto us = static_cast<unsigned long long>(r.uptime_us);
+    char up[48];
+    std::snprintf(up, sizeof up, "[%5llu.%06llu] ", us / 1000000, us % 1000000);
+    line += up;
+  }
+  line += r.message;
+  return line;
+}
+
+KernelRecordStream::KernelRecordStream(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters,
+                                       const Checkpoint& start, IdOf id_of)
+    : target_(std::move(target)),
+      rules_(rules),
+      out_(out),
+      counters_(counters),
+      id_of_(std::move(id_of)),
+      generation_(rules->generation()),
+      stream_(rules->Current(), target_.lines, start) {}
+
+void KernelRecordStream::Sink(TrackedEvent&& t) {
+  out_->AddLog(id_of_(t), target_.node, SourceKind::kKernel, target_.file, std::move(t.event), t.read_at);
+}
+
+void KernelRecordStream::Feed(const KernelRecord& r, const SourcePosition& after, double now) {
+  if (rules_->generation() != generation_) {
+    generation_ = rules_->generation();
+    stream_.UseRules(rules_->Current());
+  }
+  const std::string line = KernelLine(r, target_.node);
+  counters_->Add(counters_->lines_read[static_cast<int>(InputKind::kKernel)]);
+  counters_->Add(counters_->bytes_read[static_cast<int>(InputKind::kKernel)], line.size() + 1);
+  stream_.FeedLine(line, after, [this](TrackedEvent&& t) { Sink(std::move(t)); });
+  last_data_ = now;
+  idle_done_ = false;
+}
+
+void KernelRecordStream::Poll(double now) {
+  if (!idle_done_ && now - last_data_ >= 1.0) Flush();
+}
+
+void KernelRecordStream::Flush() {
+  if (idle_done_) return;
+  stream_.IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
+  idle_done_ = true;
 }
 
 }  // namespace aegis::agent

@@ -1,12 +1,21 @@
-// Classifies the lines of a followed log file (the kernel log as a file, the job's log
-// files) and turns what the rules find into "log" events with ids
+// Classifies log lines and turns what the rules find into "log" events.
+//
+// Followed log files (the kernel log as a file, the job's log files): events with ids
 // "<node>:<kernel|train>:<file identity>.<generation>:<line of the file>", and line
 // numbers of the node's bundle file (nodes/NODE/kernel.log or train.log: several job log
 // files share one numbering, see TrackedLogStream). Takes up reloaded rules at the next
-// idle point. Single thread.
+// idle point.
+//
+// Kernel log records (kmsg, journald): a KernelRecordStream takes each record as its
+// reader decoded it (wall-clock time, uptime, message) with its position, and gives the
+// scanner the line it reads (journalctl's short-iso-precise form, the one place that form
+// is written); the reader names the event ids. Single thread.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "agent/counters.h"
 #include "agent/event_output.h"
@@ -23,6 +32,50 @@ struct LogTarget {
   VirtualLines* lines = nullptr;  // of that bundle file
 };
 
+// The node's bundle file of `source`: nodes/<node>/kernel.log or nodes/<node>/train.log.
+LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines);
+
 ConsumerFactory MakeLogConsumerFactory(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters);
+
+// One record of the kernel log.
+struct KernelRecord {
+  double epoch = 0;        // wall-clock time, seconds since the epoch
+  bool has_uptime = false;
+  uint64_t uptime_us = 0;  // the kernel's monotonic time, microseconds
+  std::string_view message;
+};
+// "2026-11-30T10:11:12.123456+00:00"
+std::string IsoTimeMicros(double epoch);
+// "<ISO time> <host> kernel: [ 8421.113902] message" (no "[...] " without an uptime): the
+// form the scanner reads both times from.
+std::string KernelLine(const KernelRecord& r, std::string_view host);
+
+class KernelRecordStream {
+ public:
+  // The id of the event of a record (its position is in `after`).
+  using IdOf = std::function<std::string(const TrackedEvent& t)>;
+  KernelRecordStream(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters,
+                     const Checkpoint& start, IdOf id_of);
+  // One record read at `now` (the reader's clock); `after`: where the next one starts.
+  void Feed(const KernelRecord& r, const SourcePosition& after, double now);
+  // The held-back record is emitted once no record came for a second.
+  void Poll(double now);
+  // ... or now (a flush, a stop).
+  void Flush();
+  Checkpoint checkpoint() const { return stream_.checkpoint(); }
+
+ private:
+  void Sink(TrackedEvent&& t);
+
+  LogTarget target_;
+  LiveRules* rules_;
+  EventOutput* out_;
+  AgentCounters* counters_;
+  IdOf id_of_;
+  uint64_t generation_;
+  TrackedLogStream stream_;
+  double last_data_ = 0;
+  bool idle_done_ = true;
+};
 
 }  // namespace aegis::agent

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include "agent/fs_util.h"
-#include "agent/rdma_counters.h"
 #include "common/text.h"
 
 namespace aegis::agent {
@@ -116,7 +115,7 @@ std::string RenderMetrics(const MetricsContext& m) {
   p.Sample("aegis_agent_loop_passes_total", {}, Get(c.loop_passes));
 
   ProcessMetrics(m.proc_self, &p);
-  if (m.node) m.node->Render(&p);
+  if (m.sources) m.sources->Render(&p);
   return p.str();
 }
 

@@ -8,8 +8,8 @@
 
 #include "agent/counters.h"
 #include "agent/disk_queue.h"
-#include "agent/node_sampler.h"
 #include "agent/prom_text.h"
+#include "agent/source_registry.h"
 
 namespace aegis::agent {
 
@@ -17,7 +17,7 @@ struct MetricsContext {
   const AgentCounters* counters = nullptr;
   const DiskQueue* queue = nullptr;
   uint64_t queue_limit_bytes = 0;
-  const NodeSampler* node = nullptr;  // may be null
+  const SourceList* sources = nullptr;  // may be null: per-source metrics and their own
   std::string node_name, instance, version;
   double started_at = 0;              // epoch
   std::string proc_self = "/proc/self";

@@ -12,6 +12,7 @@
 #include <functional>
 #include <thread>
 
+#include "exposition.h"
 #include "test_support.h"
 
 namespace aegis::agent {
@@ -159,6 +160,40 @@ TEST(Agent, ShipsClassifiedLinesFactsAndHeartbeats) {
   EXPECT_EQ(ctl.of_type("facts").size(), 1u);
   WriteFile(d / "facts.json", R"({"gpu": {"driver_version": "570.124.06"}})");
   ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("facts").size() == 2; }));
+}
+
+// Each source the config names reports its passes on /metrics: runs, failed ones, and the
+// duration of the last; a facts file that is not JSON fails every pass of "facts".
+TEST(Agent, EachSourceReportsItsRunsAndErrorsOnMetrics) {
+  ScratchDir d;
+  FakeController ctl;
+  WriteFile(d / "logs/rank0.log", kXid + "\n");
+  WriteFile(d / "facts.json", "not json");
+  AgentConfig c = Config(d, ctl.url());
+  c.facts = d / "facts.json";
+  Running r(c);
+  httplib::Client http("127.0.0.1", r.agent().metrics_port());
+  testing::Exposition e;
+  const auto scrape = [&] {
+    auto res = http.Get("/metrics");
+    if (!res || res->status != 200) return false;
+    e = testing::Exposition::Parse(res->body);
+    return e.error.empty() && e.samples["aegis_agent_source_errors_total{source=\"facts\"}"] >= 2 &&
+           e.samples["aegis_agent_source_runs_total{source=\"train_logs\"}"] >= 2;
+  };
+  ASSERT_TRUE(WaitFor(scrape)) << e.error;
+  for (const std::string source : {"train_logs", "ccl", "node_sampler", "facts"}) {
+    SCOPED_TRACE(source);
+    const std::string label = "{source=\"" + source + "\"}";
+    EXPECT_GE(e.samples["aegis_agent_source_runs_total" + label], 1);
+    EXPECT_EQ(e.samples.count("aegis_agent_source_last_run_seconds" + label), 1u);
+    EXPECT_GE(e.samples["aegis_agent_source_last_run_seconds" + label], 0);
+  }
+  EXPECT_EQ(e.samples["aegis_agent_source_errors_total{source=\"train_logs\"}"], 0);
+  EXPECT_EQ(e.samples["aegis_agent_source_errors_total{source=\"node_sampler\"}"], 0);
+  EXPECT_EQ(e.samples.count("aegis_agent_source_runs_total{source=\"kmsg\"}"), 0u);  // --kernel-log none
+  EXPECT_EQ(e.type["aegis_agent_source_last_run_seconds"], "gauge");
+  EXPECT_EQ(e.type["aegis_agent_nvml_available"], "gauge");
 }
 
 TEST(Agent, LinesWrittenWhileTheControllerIsDownArriveLaterOnce) {

@@ -19,9 +19,9 @@
 
 #include "agent/counters.h"
 #include "agent/event_output.h"
-#include "agent/gpu_reader.h"
+#include "agent/sources/node_sampler/gpu_reader.h"
 #include "agent/prom_text.h"
-#include "agent/rdma_counters.h"
+#include "agent/sources/node_sampler/rdma_counters.h"
 
 namespace aegis::agent {
 

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/fs_util.h"  // ListDir, ReadSysFile
+
 namespace aegis::agent {
 
 struct RdmaCounter {
@@ -26,9 +28,5 @@ struct RdmaCounter {
 // it allowed) that fits in 64 bits.
 bool ParseCounterValue(std::string_view text, uint64_t* value);
 std::vector<RdmaCounter> ReadRdmaCounters(const std::string& sys_root);
-// Lists the names in a directory (no "." entries), sorted; empty when it cannot be read.
-std::vector<std::string> ListDir(const std::string& dir);
-// Reads a small sysfs / procfs file whole (at most max_bytes); false when it cannot.
-bool ReadSysFile(const std::string& path, std::string* out, size_t max_bytes = 65536);
 
 }  // namespace aegis::agent

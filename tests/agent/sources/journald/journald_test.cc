@@ -1,10 +1,10 @@
-#include "agent/journald.h"
+#include "agent/sources/journald/journald.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 #include <chrono>
-#include <thread>
 
 #include "logs/line_prefix.h"
 #include "test_support.h"
@@ -69,7 +69,8 @@ std::string Entry(int i, const std::string& message) {
          "\n";
 }
 
-// Reads what the child prints until `want` events came and at least `min_s` passed.
+// Reads what the child prints until `want` events came and at least `min_s` passed (no
+// more came meanwhile).
 std::vector<nlohmann::json> Drive(JournaldSource* src, EventOutput* out, size_t want, double min_s = 0.5) {
   std::vector<nlohmann::json> evs;
   const auto start = std::chrono::steady_clock::now();
@@ -84,9 +85,10 @@ std::vector<nlohmann::json> Drive(JournaldSource* src, EventOutput* out, size_t 
     src->Poll(now);
     for (const auto& s : out->events()) evs.push_back(nlohmann::json::parse(s));
     out->Queued();
-    // Real time: journalctl is a real process writing to a pipe; the source's own clock
-    // (`now`) is the test's.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Waits for the child's output (a real process writing to a pipe), at most 20 ms; the
+    // source's own clock (`now`) is the test's.
+    pollfd p{src->fd(), POLLIN, 0};
+    ::poll(&p, p.fd >= 0 ? 1 : 0, 20);
   }
   return evs;
 }

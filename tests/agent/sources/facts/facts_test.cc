@@ -1,4 +1,4 @@
-#include "agent/facts.h"
+#include "agent/sources/facts/facts.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "agent/node_sampler.h"
+#include "agent/sources/node_sampler/node_sampler.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>

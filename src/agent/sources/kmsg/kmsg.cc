@@ -1,4 +1,4 @@
-#include "agent/kmsg.h"
+#include "agent/sources/kmsg/kmsg.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -96,36 +96,17 @@ std::vector<std::string_view> SplitKmsgRecords(std::string_view text) {
   return out;
 }
 
-std::string IsoTimeMicros(double epoch) {
-  if (!std::isfinite(epoch) || epoch < 0 || epoch > 253402300799.0) epoch = 0;
-  const auto secs = static_cast<time_t>(std::floor(epoch));
-  long usec = std::lround((epoch - static_cast<double>(secs)) * 1e6);
-  time_t s = secs;
-  if (usec >= 1000000) {
-    usec -= 1000000;
-    ++s;
-  }
-  tm t{};
-  ::gmtime_r(&s, &t);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld+00:00", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
-                t.tm_hour, t.tm_min, t.tm_sec, usec);
-  return buf;
+KernelRecord ToKernelRecord(const KmsgRecord& r, double boot_epoch) {
+  KernelRecord k;
+  k.epoch = boot_epoch + static_cast<double>(r.ts_usec) / 1e6;
+  k.has_uptime = true;
+  k.uptime_us = r.ts_usec;
+  k.message = r.message;
+  return k;
 }
 
 std::string KmsgLine(const KmsgRecord& r, double boot_epoch, std::string_view host) {
-  const double uptime = static_cast<double>(r.ts_usec) / 1e6;
-  char up[48];
-  std::snprintf(up, sizeof up, "[%5llu.%06llu]", static_cast<unsigned long long>(r.ts_usec / 1000000),
-                static_cast<unsigned long long>(r.ts_usec % 1000000));
-  std::string line = IsoTimeMicros(boot_epoch + uptime);
-  line += ' ';
-  line += host;
-  line += " kernel: ";
-  line += up;
-  line += ' ';
-  line += r.message;
-  return line;
+  return KernelLine(ToKernelRecord(r, boot_epoch), host);
 }
 
 KmsgSource::KmsgSource(std::string path, std::string boot_id_path, LogTarget target, LiveRules* rules,
@@ -150,8 +131,12 @@ KmsgSource::KmsgSource(std::string path, std::string boot_id_path, LogTarget tar
   boot_epoch_ = NowEpoch() - MonotonicNow();
   next_seq_ = state_->cp.pos.offset;
   have_seq_ = next_seq_ > 0;
-  generation_ = rules_->generation();
-  stream_ = std::make_unique<TrackedLogStream>(rules_->Current(), target_.lines, state_->cp);
+  stream_ = std::make_unique<KernelRecordStream>(target_, rules_, out_, counters_, state_->cp, [this](const TrackedEvent& t) {
+    const uint64_t seq = t.after.offset > 0 ? t.after.offset - 1 : 0;
+    std::string id = target_.node;
+    id.append(":kernel:kmsg-").append(boot_tag_).append(":").append(std::to_string(seq));
+    return id;
+  });
 }
 
 KmsgSource::~KmsgSource() {
@@ -169,12 +154,6 @@ Status KmsgSource::Open() {
   return Status::Ok();
 }
 
-void KmsgSource::Sink(TrackedEvent&& t) {
-  const uint64_t seq = t.after.offset > 0 ? t.after.offset - 1 : 0;
-  out_->AddLog(target_.node + ":kernel:kmsg-" + boot_tag_ + ":" + std::to_string(seq), target_.node,
-               SourceKind::kKernel, target_.file, std::move(t.event), t.read_at);
-}
-
 void KmsgSource::FeedRecord(std::string_view text, double now) {
   KmsgRecord r;
   if (!ParseKmsgRecord(text, &r)) return;
@@ -182,18 +161,9 @@ void KmsgSource::FeedRecord(std::string_view text, double now) {
   if (have_seq_ && r.seq > next_seq_) counters_->Add(counters_->kmsg_lost, r.seq - next_seq_);
   have_seq_ = true;
   next_seq_ = r.seq + 1;
-  if (rules_->generation() != generation_) {
-    generation_ = rules_->generation();
-    stream_->UseRules(rules_->Current());
-  }
   SourcePosition after;
   after.offset = r.seq + 1;
-  const std::string line = KmsgLine(r, boot_epoch_, target_.node);
-  counters_->Add(counters_->lines_read[static_cast<int>(InputKind::kKernel)]);
-  counters_->Add(counters_->bytes_read[static_cast<int>(InputKind::kKernel)], line.size() + 1);
-  stream_->FeedLine(line, after, [this](TrackedEvent&& t) { Sink(std::move(t)); });
-  last_data_ = now;
-  idle_done_ = false;
+  stream_->Feed(ToKernelRecord(r, boot_epoch_), after, now);
 }
 
 bool KmsgSource::OnReadable(double now) {
@@ -212,27 +182,14 @@ bool KmsgSource::OnReadable(double now) {
   return true;
 }
 
-void KmsgSource::Poll(double now) {
-  if (!idle_done_ && now - last_data_ >= 1.0) {
-    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
-    idle_done_ = true;
-  }
-}
+void KmsgSource::Poll(double now) { stream_->Poll(now); }
 
-void KmsgSource::Flush() {
-  if (!idle_done_) {
-    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
-    idle_done_ = true;
-  }
-}
+void KmsgSource::Flush() { stream_->Flush(); }
 
 void KmsgSource::SaveState() { state_->cp = stream_->checkpoint(); }
 
 void KmsgSource::Stop() {
-  if (!idle_done_) {
-    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
-    idle_done_ = true;
-  }
+  stream_->Flush();
   SaveState();
 }
 

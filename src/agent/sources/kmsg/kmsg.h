@@ -3,9 +3,9 @@
 // (Documentation/ABI/testing/dev-kmsg): PRI is facility * 8 + level, SEQ the record's
 // sequence number (64-bit, increasing, from 0 at boot), TS_USEC the monotonic time in
 // microseconds, bytes of MESSAGE below 0x20, from 0x7f and '\' escaped as \xNN, and the
-// indented lines after it the record's dictionary. A record becomes the line the rules
-// match, in journalctl's short-iso-precise form, which the scanner reads for both the
-// wall-clock time and the uptime:
+// indented lines after it the record's dictionary. A record goes to the scanner as a
+// KernelRecord (log_consumer.h): its wall-clock time (boot time + TS_USEC), its uptime
+// and its message, read as the line
 //   "2026-11-30T10:11:12.123456+00:00 node-0007 kernel: [ 8421.113902] NVRM: Xid ..."
 // Reading resumes after the sequence number of the checkpoint when the boot id is the one
 // it was taken in, else from the oldest record in the ring buffer. Records overwritten
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/agent_state.h"
 #include "agent/counters.h"
 #include "agent/event_output.h"
 #include "agent/log_consumer.h"
@@ -41,15 +42,10 @@ bool ParseKmsgRecord(std::string_view text, KmsgRecord* out);
 // Splits saved records (a fixture, a dump): a record starts on every line that does not
 // begin with a space.
 std::vector<std::string_view> SplitKmsgRecords(std::string_view text);
-// The line for the rules; boot_epoch is the wall-clock time of monotonic 0.
+// The record for the scanner; boot_epoch is the wall-clock time of monotonic 0.
+KernelRecord ToKernelRecord(const KmsgRecord& r, double boot_epoch);
+// The line the scanner reads of it (KernelLine).
 std::string KmsgLine(const KmsgRecord& r, double boot_epoch, std::string_view host);
-// "2026-11-30T10:11:12.123456+00:00"
-std::string IsoTimeMicros(double epoch);
-
-struct KmsgState {
-  std::string boot_id;
-  Checkpoint cp;  // pos.offset: the next sequence number to read
-};
 
 class KmsgSource {
  public:
@@ -76,8 +72,6 @@ class KmsgSource {
   void FeedRecord(std::string_view text, double now);
 
  private:
-  void Sink(TrackedEvent&& t);
-
   std::string path_, boot_id_path_;
   LogTarget target_;
   LiveRules* rules_;
@@ -87,12 +81,9 @@ class KmsgSource {
   int fd_ = -1;
   double boot_epoch_ = 0;
   std::string boot_tag_;
-  uint64_t generation_ = 0;
-  std::unique_ptr<TrackedLogStream> stream_;
+  std::unique_ptr<KernelRecordStream> stream_;
   uint64_t next_seq_ = 0;
   bool have_seq_ = false;
-  double last_data_ = 0;
-  bool idle_done_ = true;
   std::string buf_;
 };
 

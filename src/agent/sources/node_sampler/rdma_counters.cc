@@ -1,4 +1,4 @@
-#include "agent/rdma_counters.h"
+#include "agent/sources/node_sampler/rdma_counters.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -23,37 +23,6 @@ bool ParseCounterValue(std::string_view text, uint64_t* value) {
   }
   *value = v;
   return true;
-}
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    out.push_back(std::move(name));
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool ReadSysFile(const std::string& path, std::string* out, size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  out->clear();
-  char buf[4096];
-  bool ok = true;
-  while (out->size() < max_bytes) {
-    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out->size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ok = false;
-    if (n <= 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return ok;
 }
 
 std::vector<RdmaCounter> ReadRdmaCounters(const std::string& sys_root) {

@@ -1,4 +1,4 @@
-#include "agent/kmsg.h"
+#include "agent/sources/kmsg/kmsg.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@ namespace {
 using testing::ScratchDir;
 using testing::WriteFile;
 
-// data/kmsg_records.txt: records as /dev/kmsg gives them (the first three are the
+// data/kmsg_records.txt (beside this file): records as /dev/kmsg gives them (the first three are the
 // examples of the kernel's Documentation/ABI/testing/dev-kmsg), one dictionary-carrying
 // Xid pair, escapes, a continuation flag with caller id, and two broken records.
-std::string Fixture() { return testing::ReadFile(std::string(AGENT_TEST_DATA) + "/kmsg_records.txt"); }
+std::string Fixture() { return testing::ReadFile(std::string(AGENT_TEST_DIR) + "/sources/kmsg/data/kmsg_records.txt"); }
 
 TEST(Kmsg, SplitsRecordsWithTheirDictionaries) {
   const std::string text = Fixture();

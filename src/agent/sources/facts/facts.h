@@ -25,15 +25,10 @@
 #include <string>
 #include <string_view>
 
-#include "agent/gpu_reader.h"
+#include "agent/agent_config.h"
+#include "agent/sources/node_sampler/gpu_reader.h"
 
 namespace aegis::agent {
-
-struct FactsRoots {
-  std::string proc = "/proc";
-  std::string sys = "/sys";
-  std::string dev_shm = "/dev/shm";
-};
 
 nlohmann::json CollectFacts(const FactsRoots& roots, GpuReader* gpu);
 

@@ -42,5 +42,9 @@ class GpuReader {
 // Loads NVML from `library` (a name dlopen searches, or a path) and initialises it.
 // nullptr with *why set when the library is absent or nvmlInit fails.
 std::unique_ptr<GpuReader> OpenNvml(const std::string& library, Status* why);
+// OpenNvml shared: one reader per library while anyone holds it (the node sampler and
+// the facts source use one NVML), opened again after the last holder let go. The
+// reader is still used from one thread at a time (the agent's loop).
+std::shared_ptr<GpuReader> SharedNvml(const std::string& library, Status* why);
 
 }  // namespace aegis::agent

@@ -1,4 +1,4 @@
-#include "agent/journald.h"
+#include "agent/sources/journald/journald.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/fs_util.h"
-#include "agent/kmsg.h"
 #include "agent/log.h"
 #include "common/text.h"
 
@@ -64,20 +63,18 @@ bool ParseJournalJson(std::string_view line, JournalEntry* out) {
   return true;
 }
 
-std::string JournalLine(const JournalEntry& e, std::string_view host) {
-  std::string line = IsoTimeMicros(e.realtime);
-  line += ' ';
-  line += host;
-  line += " kernel: ";
+KernelRecord ToKernelRecord(const JournalEntry& e) {
+  KernelRecord k;
+  k.epoch = e.realtime;
   if (e.monotonic >= 0) {
-    const auto us = static_cast<unsigned long long>(e.monotonic * 1e6 + 0.5);
-    char up[48];
-    std::snprintf(up, sizeof up, "[%5llu.%06llu] ", us / 1000000, us % 1000000);
-    line += up;
+    k.has_uptime = true;
+    k.uptime_us = static_cast<uint64_t>(e.monotonic * 1e6 + 0.5);
   }
-  line += e.message;
-  return line;
+  k.message = e.message;
+  return k;
 }
+
+std::string JournalLine(const JournalEntry& e, std::string_view host) { return KernelLine(ToKernelRecord(e), host); }
 
 JournaldSource::JournaldSource(std::string journalctl, LogTarget target, LiveRules* rules, EventOutput* out,
                                AgentCounters* counters, Checkpoint* state)
@@ -87,8 +84,11 @@ JournaldSource::JournaldSource(std::string journalctl, LogTarget target, LiveRul
       out_(out),
       counters_(counters),
       state_(state) {
-  generation_ = rules_->generation();
-  stream_ = std::make_unique<TrackedLogStream>(rules_->Current(), target_.lines, *state_);
+  stream_ = std::make_unique<KernelRecordStream>(target_, rules_, out_, counters_, *state_, [this](const TrackedEvent& t) {
+    std::string id = target_.node;
+    id.append(":kernel:journal:").append(Hex64(Fnv1a64(t.after.cursor)));
+    return id;
+  });
 }
 
 JournaldSource::~JournaldSource() { Stop(); }
@@ -100,6 +100,7 @@ void JournaldSource::Start(double now) {
   if (!cursor.empty()) args.push_back("--after-cursor=" + cursor);
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    ++failures_;
     next_start_ = now + 60;
     return;
   }
@@ -115,6 +116,7 @@ void JournaldSource::Start(double now) {
   posix_spawn_file_actions_destroy(&fa);
   ::close(pipefd[1]);
   if (rc != 0) {
+    ++failures_;
     ::close(pipefd[0]);
     LogOnce("journalctl-missing", "cannot run " + journalctl_ + ": " + std::strerror(rc) + " (kernel log not read; retried every minute)");
     next_start_ = now + 60;
@@ -128,6 +130,7 @@ void JournaldSource::Start(double now) {
 }
 
 void JournaldSource::Reap(double now) {
+  ++failures_;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   int status = 0;
@@ -143,26 +146,12 @@ void JournaldSource::Reap(double now) {
   next_start_ = now + (quick ? 60 : 10);
 }
 
-void JournaldSource::Sink(TrackedEvent&& t) {
-  out_->AddLog(target_.node + ":kernel:journal:" + Hex64(Fnv1a64(t.after.cursor)), target_.node, SourceKind::kKernel,
-               target_.file, std::move(t.event), t.read_at);
-}
-
 void JournaldSource::FeedJsonLine(std::string_view line, double now) {
   JournalEntry e;
   if (!ParseJournalJson(line, &e)) return;
-  if (rules_->generation() != generation_) {
-    generation_ = rules_->generation();
-    stream_->UseRules(rules_->Current());
-  }
   SourcePosition after;
   after.cursor = e.cursor;
-  const std::string text = JournalLine(e, target_.node);
-  counters_->Add(counters_->lines_read[static_cast<int>(InputKind::kKernel)]);
-  counters_->Add(counters_->bytes_read[static_cast<int>(InputKind::kKernel)], text.size() + 1);
-  stream_->FeedLine(text, after, [this](TrackedEvent&& t) { Sink(std::move(t)); });
-  last_data_ = now;
-  idle_done_ = false;
+  stream_->Feed(ToKernelRecord(e), after, now);
 }
 
 bool JournaldSource::OnReadable(double now) {
@@ -201,26 +190,15 @@ bool JournaldSource::OnReadable(double now) {
 
 void JournaldSource::Poll(double now) {
   if (child_ < 0 && now >= next_start_) Start(now);
-  if (!idle_done_ && now - last_data_ >= 1.0) {
-    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
-    idle_done_ = true;
-  }
+  stream_->Poll(now);
 }
 
-void JournaldSource::Flush() {
-  if (!idle_done_) {
-    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
-    idle_done_ = true;
-  }
-}
+void JournaldSource::Flush() { stream_->Flush(); }
 
 void JournaldSource::SaveState() { *state_ = stream_->checkpoint(); }
 
 void JournaldSource::Stop() {
-  if (!idle_done_) {
-    stream_->IdleFlush([this](TrackedEvent&& t) { Sink(std::move(t)); });
-    idle_done_ = true;
-  }
+  stream_->Flush();
   SaveState();
   if (child_ > 0) {
     ::kill(child_, SIGTERM);

@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "agent/gpu_reader.h"
+#include "agent/sources/node_sampler/gpu_reader.h"
 
 namespace aegis::agent {
 namespace {

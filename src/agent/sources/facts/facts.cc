@@ -1,11 +1,11 @@
-#include "agent/facts.h"
+#include "agent/sources/facts/facts.h"
 
 #include <sys/statvfs.h>
 
 #include <algorithm>
 #include <map>
 
-#include "agent/rdma_counters.h"
+#include "agent/sources/node_sampler/rdma_counters.h"
 #include "common/text.h"
 
 namespace aegis::agent {

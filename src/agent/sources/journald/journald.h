@@ -3,8 +3,9 @@
 //              [--after-cursor=CURSOR]
 // One JSON object per line; the agent keeps the cursor of the last entry it has matched
 // (in its own checkpoint, never journalctl's --cursor-file, which would run ahead of what
-// the agent queued) and resumes after it. An entry becomes the same line form as a kmsg
-// record ("<ISO time> <host> kernel: [uptime] message"). MESSAGE may be a string, an
+// the agent queued) and resumes after it. An entry goes to the scanner as a KernelRecord
+// (log_consumer.h; the same line form as a kmsg record, "<ISO time> <host> kernel:
+// [uptime] message"). MESSAGE may be a string, an
 // array of byte values (not UTF-8) or null. When journalctl exits or is missing, it is
 // started again after 10 s (60 s once it failed right away), said once. Event ids:
 // "<node>:kernel:journal:<hash of the entry's cursor>".
@@ -34,6 +35,8 @@ struct JournalEntry {
 // One line of `journalctl -o json`. False when it is not an object with __CURSOR,
 // __REALTIME_TIMESTAMP and MESSAGE.
 bool ParseJournalJson(std::string_view line, JournalEntry* out);
+// The record for the scanner (the message is the entry's), and the line it reads of it.
+KernelRecord ToKernelRecord(const JournalEntry& e);
 std::string JournalLine(const JournalEntry& e, std::string_view host);
 
 class JournaldSource {
@@ -56,11 +59,12 @@ class JournaldSource {
   void FeedJsonLine(std::string_view line, double now);
   void SaveState();
   void Stop();
+  // journalctl could not be started, or exited: how many times.
+  uint64_t failures() const { return failures_; }
 
  private:
   void Start(double now);
   void Reap(double now);
-  void Sink(TrackedEvent&& t);
 
   std::string journalctl_;
   LogTarget target_;
@@ -68,15 +72,13 @@ class JournaldSource {
   EventOutput* out_;
   AgentCounters* counters_;
   Checkpoint* state_;
-  std::unique_ptr<TrackedLogStream> stream_;
-  uint64_t generation_ = 0;
+  std::unique_ptr<KernelRecordStream> stream_;
   pid_t child_ = -1;
   int fd_ = -1;
   double started_ = 0, next_start_ = 0;
-  double last_data_ = 0;
-  bool idle_done_ = true;
   std::string partial_;
   std::string buf_;
+  uint64_t failures_ = 0;
 };
 
 }  // namespace aegis::agent

@@ -1,4 +1,4 @@
-#include "agent/ccl_intake.h"
+#include "agent/sources/ccl/ccl_intake.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

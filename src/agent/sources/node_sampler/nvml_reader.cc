@@ -4,8 +4,10 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 
-#include "agent/gpu_reader.h"
+#include "agent/sources/node_sampler/gpu_reader.h"
 
 namespace aegis::agent {
 
@@ -151,6 +153,16 @@ std::unique_ptr<GpuReader> OpenNvml(const std::string& library, Status* why) {
     return nullptr;
   }
   return std::make_unique<NvmlReader>(lib, api);
+}
+
+std::shared_ptr<GpuReader> SharedNvml(const std::string& library, Status* why) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<GpuReader>> open;
+  std::lock_guard<std::mutex> l(mu);
+  if (auto r = open[library].lock()) return r;
+  std::shared_ptr<GpuReader> r = OpenNvml(library, why);
+  if (r) open[library] = r;
+  return r;
 }
 
 }  // namespace aegis::agent
