@@ -11,17 +11,6 @@ const char* InputKindName(InputKind k) {
   return "kernel";
 }
 
-const char* EventTypeName(EventType t) {
-  switch (t) {
-    case EventType::kLog: return "log";
-    case EventType::kCcl: return "ccl";
-    case EventType::kFacts: return "facts";
-    case EventType::kMetric: return "metric";
-    case EventType::kHeartbeat: return "heartbeat";
-  }
-  return "log";
-}
-
 const char* SendErrorName(SendError e) {
   switch (e) {
     case SendError::kConnect: return "connect";

@@ -7,15 +7,17 @@
 #include <utility>
 #include <vector>
 
+#include "wire/event_type.h"
+
 namespace aegis::agent {
 
 enum class InputKind { kKernel, kTrain, kCcl };
 inline constexpr int kInputKinds = 3;
 const char* InputKindName(InputKind k);
 
-enum class EventType { kLog, kCcl, kFacts, kMetric, kHeartbeat };
-inline constexpr int kEventTypes = 5;
-const char* EventTypeName(EventType t);
+// Events queued are counted by the wire's one EventType (wire/event_type.h).
+using wire::EventType;
+inline constexpr int kEventTypes = static_cast<int>(wire::kEventTypes.size());
 
 enum class SendError { kConnect, kServer, kAuth, kBackpressure, kTooLarge, kBadRequest };
 inline constexpr int kSendErrors = 6;

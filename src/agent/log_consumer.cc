@@ -17,10 +17,7 @@ std::string LogEventJson(const std::string& id, const std::string& node, SourceK
   w.source = source;
   w.file = file;
   w.event = std::move(event);
-  nlohmann::json j = wire::LogEventToWire(w);
-  j["id"] = id;
-  // Log text may hold any bytes; the wire form is valid UTF-8 whatever they were.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return wire::EncodeLogEvent(id, w);  // valid UTF-8 whatever bytes the log held
 }
 
 std::string IdPart(std::string_view s) {

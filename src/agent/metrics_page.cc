@@ -73,8 +73,9 @@ std::string RenderMetrics(const MetricsContext& m) {
 
   p.Family("aegis_agent_events_queued_total", "counter", "Events put into the on-disk queue, per type.");
   for (int t = 0; t < kEventTypes; ++t) {
-    if (static_cast<EventType>(t) == EventType::kHeartbeat) continue;  // never queued
-    p.Sample("aegis_agent_events_queued_total", {{"type", EventTypeName(static_cast<EventType>(t))}}, Get(c.events_queued[t]));
+    const EventType type = wire::kEventTypes[static_cast<size_t>(t)];
+    if (type == EventType::kHeartbeat || type == EventType::kProbe) continue;  // never queued by the agent
+    p.Sample("aegis_agent_events_queued_total", {{"type", std::string(wire::ToString(type))}}, Get(c.events_queued[t]));
   }
   p.Family("aegis_agent_events_shipped_total", "counter", "Events the controller accepted (duplicates included).");
   p.Sample("aegis_agent_events_shipped_total", {}, Get(c.events_accepted));

@@ -12,6 +12,7 @@
 
 #include "agent/fs_util.h"
 #include "agent/log.h"
+#include "wire/ccl_event.h"
 
 namespace aegis::agent {
 
@@ -28,10 +29,6 @@ std::string SafeName(std::string_view s) {
     if (out.size() >= 128) break;
   }
   return out;
-}
-
-std::string Quoted(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -94,18 +91,9 @@ void CclCoalescer::Flush(EventOutput* out) {
     if (!e.pending) continue;
     char ts[64];
     std::snprintf(ts, sizeof ts, "%.6f", e.ts);
-    std::string ev;
-    ev.reserve(e.raw.size() + 256);
-    ev += "{\"id\":";
-    ev += Quoted(node_ + ":ccl:" + IdPart(key.first) + ":" + std::to_string(key.second) + ":" + ts);
-    ev += ",\"type\":\"ccl\",\"node\":";
-    ev += Quoted(node_);
-    ev += ",\"file\":";
-    ev += Quoted("nodes/" + node_ + "/ccl/" + e.file_name + ".jsonl");
-    ev += ",\"record\":";
-    ev += e.raw;  // validated JSON, exactly as the probe wrote it
-    ev += '}';
-    out->Add(EventType::kCcl, std::move(ev));
+    const std::string id = node_ + ":ccl:" + IdPart(key.first) + ":" + std::to_string(key.second) + ":" + ts;
+    // The record: validated JSON, exactly as the probe wrote it.
+    out->Add(EventType::kCcl, wire::EncodeCclEvent(id, node_, wire::CclFileOf(node_, e.file_name), e.raw));
     e.pending = false;
     e.shipped_ts = e.ts;
     std::string().swap(e.raw);

@@ -8,6 +8,7 @@
 #include "agent/fs_util.h"
 #include "agent/log.h"
 #include "agent/sources/builtin.h"
+#include "wire/facts_event.h"
 #include "agent/sources/facts/facts.h"
 #include "bundle/bundle_reader.h"
 
@@ -54,12 +55,7 @@ class FactsInput : public Source {
     const std::string hash = Hex64(Fnv1a64(dump));
     if (hash == hash_) return true;
     hash_ = hash;
-    nlohmann::json ev;
-    ev["id"] = config_.node + ":facts:" + hash;
-    ev["type"] = "facts";
-    ev["node"] = config_.node;
-    ev["facts"] = std::move(f);
-    out_->Add(EventType::kFacts, ev.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    out_->Add(EventType::kFacts, wire::EncodeFactsEvent(config_.node + ":facts:" + hash, config_.node, f));
     return true;
   }
 

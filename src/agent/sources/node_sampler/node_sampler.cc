@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "wire/metric_event.h"
+
 namespace aegis::agent {
 
 NodeSampler::NodeSampler(std::string node, std::string sys_root, GpuReader* gpu, ShipFilter ship,
@@ -34,15 +36,8 @@ void NodeSampler::Flush(EventOutput* out) {
     if (s.t.empty()) continue;
     char t0[32];
     std::snprintf(t0, sizeof t0, "%.3f", s.t.front());
-    nlohmann::json ev;
-    ev["id"] = node_ + ":metric:" + IdPart(key.first) + ":" + IdPart(key.second) + ":" + t0;
-    ev["type"] = "metric";
-    ev["node"] = node_;
-    ev["metric"] = key.first;
-    ev["device"] = key.second;
-    ev["t"] = s.t;
-    ev["v"] = s.v;
-    out->Add(EventType::kMetric, ev.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    const std::string id = node_ + ":metric:" + IdPart(key.first) + ":" + IdPart(key.second) + ":" + t0;
+    out->Add(EventType::kMetric, wire::EncodeMetricEvent(id, node_, key.first, key.second, s.t, s.v));
   }
   series_.clear();
 }
