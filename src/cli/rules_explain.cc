@@ -16,7 +16,7 @@ namespace {
 std::string_view Label(XidTable t) { return t == XidTable::kSxid ? "SXid" : "Xid"; }
 
 // The decode cases that can decide this entry, in the order they are tried.
-std::vector<const XidDecode*> CasesOf(const XidCatalogues& catalogues, const XidInfo& x) {
+std::vector<const XidDecode*> CasesOf(const XidCatalogs& catalogues, const XidInfo& x) {
   std::vector<const XidDecode*> cases;
   for (const auto& c : x.decode) cases.push_back(&c);
   for (const auto& c : catalogues.table(x.table).common_decode)
@@ -24,7 +24,7 @@ std::vector<const XidDecode*> CasesOf(const XidCatalogues& catalogues, const Xid
   return cases;
 }
 
-std::string ClassStory(const XidCatalogues& catalogues, const XidInfo& x) {
+std::string ClassStory(const XidCatalogs& catalogues, const XidInfo& x) {
   const auto& buckets = catalogues.table(x.table).buckets;
   auto b = buckets.find(x.bucket);
   if (b == buckets.end()) return fmt::format("{} (set by {}; no NVIDIA bucket)", ToString(x.line_class), x.where);
@@ -37,7 +37,7 @@ std::string ClassStory(const XidCatalogues& catalogues, const XidInfo& x) {
 
 }  // namespace
 
-std::string ExplainText(const XidCatalogues& catalogues, const XidInfo& x) {
+std::string ExplainText(const XidCatalogs& catalogues, const XidInfo& x) {
   std::string out = fmt::format("{} {}: {}", Label(x.table), x.xid, x.name);
   if (!x.mnemonic.empty()) out += fmt::format(" ({})", x.mnemonic);
   out += "\n";
@@ -69,7 +69,7 @@ std::string ExplainText(const XidCatalogues& catalogues, const XidInfo& x) {
   return out;
 }
 
-std::string ExplainJson(const XidCatalogues& catalogues, const XidInfo& x) {
+std::string ExplainJson(const XidCatalogs& catalogues, const XidInfo& x) {
   const auto& buckets = catalogues.table(x.table).buckets;
   auto b = buckets.find(x.bucket);
   auto opt = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
@@ -109,7 +109,7 @@ int RunRulesExplain(const ExplainArgs& args, const Catalog& catalog) {
     return 2;
   }
   auto number = ParseInt(args.number);
-  const XidCatalogues& catalogues = catalog.xid_catalogues();
+  const XidCatalogs& catalogues = catalog.xid_catalogs();
   const XidInfo* x = number ? catalogues.Find(table, static_cast<int>(*number)) : nullptr;
   if (!x || *number != x->xid) {
     std::fprintf(stderr, "aegis: rules explain: no %s '%s' in the catalogue\n", Label(table).data(),

@@ -18,7 +18,7 @@ struct ExplainArgs {
 int RunRulesExplain(const ExplainArgs& args, const Catalog& catalog);
 
 // The entry as RunRulesExplain prints it (text ends with a newline; JSON is one line).
-std::string ExplainText(const XidCatalogues& catalogues, const XidInfo& entry);
-std::string ExplainJson(const XidCatalogues& catalogues, const XidInfo& entry);
+std::string ExplainText(const XidCatalogs& catalogues, const XidInfo& entry);
+std::string ExplainJson(const XidCatalogs& catalogues, const XidInfo& entry);
 
 }  // namespace aegis

@@ -1,5 +1,5 @@
 // The rule catalogue: every log rule, the Xid and NVSwitch SXid catalogues
-// (rules/xid_catalogue.h) and the configuration checklist, as loaded from YAML data files
+// (rules/xid_catalog.h) and the configuration checklist, as loaded from YAML data files
 // (the built-in ones under rules/, then an operator's --rules DIR, whose entries replace
 // built-in ones with the same id or number, or add new ones). Loading validates
 // everything (classes, components, patterns, buckets) and fails with a message naming the
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "rules/line_class.h"
-#include "rules/xid_catalogue.h"
+#include "rules/xid_catalog.h"
 
 namespace aegis {
 
@@ -93,7 +93,7 @@ class Catalog {
   // nullptr when the Xid is not in the catalogue.
   const XidInfo* FindXid(int xid) const { return xids_.Find(XidTable::kXid, xid); }
   // The Xid and SXid catalogues, for `aegis rules explain` and `aegis rules check`.
-  const XidCatalogues& xid_catalogues() const { return xids_; }
+  const XidCatalogs& xid_catalogs() const { return xids_; }
   // The class of an Xid / SXid event with this number and message (the whole record, as
   // the scanner folded it): the entry's decode cases, then the table's common ones, then
   // the entry's class. An unknown number keeps `fallback` (the matching rule's own class,
@@ -105,7 +105,7 @@ class Catalog {
 
  private:
   std::vector<Rule> rules_;
-  XidCatalogues xids_;
+  XidCatalogs xids_;
   std::vector<ConfigCheck> checks_;
   std::vector<MetricSpec> metrics_;
 };

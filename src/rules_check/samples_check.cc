@@ -45,7 +45,7 @@ void CheckCase(const Matcher& matcher, Matcher::Scratch& scratch, XidTable table
 std::vector<std::string> CheckDecodeSamples(const Matcher& matcher, bool require_samples) {
   std::vector<std::string> problems;
   auto scratch = matcher.NewScratch();
-  const XidCatalogues& xids = matcher.catalog().xid_catalogues();
+  const XidCatalogs& xids = matcher.catalog().xid_catalogs();
   for (XidTable t : {XidTable::kXid, XidTable::kSxid}) {
     const XidTableData& table = xids.table(t);
     for (const auto& [number, entry] : table.entries)

@@ -38,7 +38,7 @@ TEST(ShippedRules, SxidRulesUseTheSxidCatalogue) {
       EXPECT_EQ(r.line_class, LineClass::kHint) << r.id;  // the class of an unknown number
     }
   EXPECT_EQ(sxid_rules, 1u);
-  EXPECT_GT(c.xid_catalogues().table(XidTable::kSxid).entries.size(), 300u);
+  EXPECT_GT(c.xid_catalogs().table(XidTable::kSxid).entries.size(), 300u);
 }
 
 TEST(ShippedRules, ChecklistLoads) {

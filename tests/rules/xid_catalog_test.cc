@@ -1,7 +1,7 @@
 // The Xid and SXid catalogues: the shipped data is complete and consistent, the decode
 // cases classify their own real sample lines through the real scanner, the behaviours
 // NVIDIA documents hold, and bad catalogue files are refused with their file and entry.
-#include "rules/xid_catalogue.h"
+#include "rules/xid_catalog.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 namespace aegis {
 namespace {
 
-const XidCatalogues& Shipped() { return test::ShippedCatalog().xid_catalogues(); }
+const XidCatalogs& Shipped() { return test::ShippedCatalog().xid_catalogs(); }
 
 // Every event of `text` (one or more log lines) as the engine's scanner classifies them.
 std::vector<LogEvent> Scan(const std::string& text) {
@@ -34,7 +34,7 @@ LineClass ClassOf(const std::string& line) {
   return events.empty() ? LineClass::kNone : events.front().line_class;
 }
 
-TEST(ShippedXidCatalogue, EveryEntryHasBucketNameSourceAndTheMappedClass) {
+TEST(ShippedXidCatalog, EveryEntryHasBucketNameSourceAndTheMappedClass) {
   for (XidTable t : {XidTable::kXid, XidTable::kSxid}) {
     const XidTableData& table = Shipped().table(t);
     ASSERT_FALSE(table.entries.empty());
@@ -54,7 +54,7 @@ TEST(ShippedXidCatalogue, EveryEntryHasBucketNameSourceAndTheMappedClass) {
   }
 }
 
-TEST(ShippedXidCatalogue, DeviationsAreTheDocumentedFew) {
+TEST(ShippedXidCatalog, DeviationsAreTheDocumentedFew) {
   std::vector<int> deviating;
   for (const auto& [number, x] : Shipped().table(XidTable::kXid).entries)
     if (!x.deviation.empty()) {
@@ -65,7 +65,7 @@ TEST(ShippedXidCatalogue, DeviationsAreTheDocumentedFew) {
   for (const auto& [number, x] : Shipped().table(XidTable::kSxid).entries) EXPECT_TRUE(x.deviation.empty()) << number;
 }
 
-TEST(ShippedXidCatalogue, MappingFromBucketToClass) {
+TEST(ShippedXidCatalog, MappingFromBucketToClass) {
   const auto& b = Shipped().table(XidTable::kXid).buckets;
   for (const char* critical : {"RESET_GPU", "RESTART_BM", "RESTART_VM", "CHECK_MECHANICALS", "WORKFLOW_XID_48",
                                "WORKFLOW_NVLINK_ERR", "WORKFLOW_NVLINK5_ERR"})
@@ -77,7 +77,7 @@ TEST(ShippedXidCatalogue, MappingFromBucketToClass) {
     EXPECT_EQ(bucket.line_class, name == "IGNORE" ? LineClass::kHint : LineClass::kCritical) << name;
 }
 
-TEST(ShippedXidCatalogue, DecodeSamplesClassifyAsDeclaredThroughTheScanner) {
+TEST(ShippedXidCatalog, DecodeSamplesClassifyAsDeclaredThroughTheScanner) {
   for (const auto& p : CheckDecodeSamples(test::ShippedMatcher(), /*require_samples=*/true)) ADD_FAILURE() << p;
   size_t checked = 0;
   for (XidTable t : {XidTable::kXid, XidTable::kSxid}) {
@@ -245,7 +245,7 @@ std::string LoadError(const std::string& xids_yaml) {
   return "";
 }
 
-TEST(XidCatalogueLoading, RefusesBadDataNamingFileAndEntry) {
+TEST(XidCatalogLoading, RefusesBadDataNamingFileAndEntry) {
   struct Case {
     std::string yaml, expect;
   };
@@ -287,7 +287,7 @@ TEST(XidCatalogueLoading, RefusesBadDataNamingFileAndEntry) {
   EXPECT_EQ(LoadError(kBuckets + "xids:\n  - {xid: 7, name: n, bucket: RESET_GPU, source: s}\n"), "");
 }
 
-TEST(XidCatalogueLoading, SourcesExpandAndActionsComeFromTheBucket) {
+TEST(XidCatalogLoading, SourcesExpandAndActionsComeFromTheBucket) {
   Catalog c = Catalog::FromSources(
       {kRule, {"rules/t.yaml", "sources: {cat: 'The long citation of the catalogue'}\n" + kBuckets +
                                    "xids:\n  - {xid: 7, name: n, bucket: RESET_GPU, source: cat}\n"
@@ -295,13 +295,13 @@ TEST(XidCatalogueLoading, SourcesExpandAndActionsComeFromTheBucket) {
   const XidInfo* x7 = c.FindXid(7);
   ASSERT_NE(x7, nullptr);
   EXPECT_EQ(x7->source, "The long citation of the catalogue");
-  EXPECT_EQ(c.xid_catalogues().ActionOf(*x7), "reset it");
+  EXPECT_EQ(c.xid_catalogs().ActionOf(*x7), "reset it");
   EXPECT_EQ(x7->line_class, LineClass::kCritical);
   EXPECT_EQ(c.FindXid(8)->source, "a literal source");
-  EXPECT_EQ(c.xid_catalogues().ActionOf(*c.FindXid(8)), "own");
+  EXPECT_EQ(c.xid_catalogs().ActionOf(*c.FindXid(8)), "own");
 }
 
-TEST(XidCatalogueLoading, OperatorOverridesByNumber) {
+TEST(XidCatalogLoading, OperatorOverridesByNumber) {
   test::TempDir dir;
   test::WriteFile(dir.Sub("site.yaml"), R"(
 xids:
@@ -329,7 +329,7 @@ common_decode:
   EXPECT_EQ(c.FindXid(121)->line_class, LineClass::kCritical);
   // The operator's common case comes before the built-in ones, and still only decides
   // after the entry's own cases.
-  const auto& common = c.xid_catalogues().table(XidTable::kXid).common_decode;
+  const auto& common = c.xid_catalogs().table(XidTable::kXid).common_decode;
   ASSERT_FALSE(common.empty());
   EXPECT_EQ(common.front().pattern, "SITE-DRAIN");
   XidDecision d = c.ClassifyXid(XidTable::kXid, 63, "NVRM: Xid (PCI:0000:01:00): 63, SITE-DRAIN", LineClass::kHint, "gpu");
@@ -343,7 +343,7 @@ common_decode:
   EXPECT_EQ(d.decode->bucket, "IGNORE");
 }
 
-TEST(XidCatalogueClassify, DecisionNamesEntryAndCase) {
+TEST(XidCatalogClassify, DecisionNamesEntryAndCase) {
   const Catalog& c = test::ShippedCatalog();
   XidDecision d = c.ClassifyXid(XidTable::kXid, 79, "NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus",
                                 LineClass::kHint, "gpu");

@@ -82,7 +82,7 @@ struct XidTableData {
   std::vector<XidDecode> common_decode;  // applied after an entry's own decode
 };
 
-class XidCatalogues {
+class XidCatalogs {
  public:
   // Reads the catalogue keys of one YAML file (`sources`, `buckets`, `common_decode`,
   // `xids`, `sxids`); resolved by Finish once every file is read. Throws CatalogError.

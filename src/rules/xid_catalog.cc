@@ -1,4 +1,4 @@
-#include "rules/xid_catalogue.h"
+#include "rules/xid_catalog.h"
 
 #include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
@@ -54,7 +54,7 @@ const char* NumberKey(XidTable t) { return t == XidTable::kSxid ? "sxid" : "xid"
 
 }  // namespace
 
-void XidCatalogues::AddFile(const YAML::Node& root, const std::string& file, bool from_operator) {
+void XidCatalogs::AddFile(const YAML::Node& root, const std::string& file, bool from_operator) {
   if (const auto& s = root["sources"]) {
     if (!s.IsMap()) throw CatalogError(Where(file, s) + ": 'sources' must map short names to citations");
     for (const auto& kv : s) sources_[kv.first.as<std::string>()] = kv.second.as<std::string>();
@@ -120,7 +120,7 @@ XidDecode ParseDecode(const YAML::Node& n, const std::string& file, const XidTab
 
 }  // namespace
 
-void XidCatalogues::ApplyEntry(XidTable t, const Pending& p) {
+void XidCatalogs::ApplyEntry(XidTable t, const Pending& p) {
   const YAML::Node& n = *p.node;
   XidTableData& table = Mutable(t);
   const char* key = NumberKey(t);
@@ -197,7 +197,7 @@ void XidCatalogues::ApplyEntry(XidTable t, const Pending& p) {
   table.entries[number] = std::move(x);
 }
 
-void XidCatalogues::Finish() {
+void XidCatalogs::Finish() {
   // An operator's common cases go before the built-in ones (first match wins), in file order.
   std::map<XidTable, std::vector<XidDecode>> operator_cases, builtin_cases;
   for (const auto& [t, p] : pending_decode_) {
@@ -223,21 +223,21 @@ void XidCatalogues::Finish() {
   pending_decode_.clear();
 }
 
-std::string_view XidCatalogues::ActionOf(const XidInfo& x) const {
+std::string_view XidCatalogs::ActionOf(const XidInfo& x) const {
   if (!x.action.empty()) return x.action;
   const auto& buckets = table(x.table).buckets;
   auto it = buckets.find(x.bucket);
   return it == buckets.end() ? std::string_view() : std::string_view(it->second.action);
 }
 
-const XidInfo* XidCatalogues::Find(XidTable t, int number) const {
+const XidInfo* XidCatalogs::Find(XidTable t, int number) const {
   if (t == XidTable::kNone) return nullptr;
   const auto& entries = table(t).entries;
   auto it = entries.find(number);
   return it == entries.end() ? nullptr : &it->second;
 }
 
-XidDecision XidCatalogues::Classify(XidTable t, int number, std::string_view message, LineClass fallback,
+XidDecision XidCatalogs::Classify(XidTable t, int number, std::string_view message, LineClass fallback,
                                     std::string_view fallback_component) const {
   XidDecision d;
   d.line_class = fallback;
