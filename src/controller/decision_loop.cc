@@ -341,7 +341,7 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
     if (Status s = LoadReturns(window, &model.not_before); !s.ok()) return s;
   }
   auto job = std::make_unique<LiveJob>(model, topology_);
-  if (!std::isnan(ended_at)) job->SetEnded(ended_at);
+  if (!std::isnan(ended_at)) job->SetEnded(ended_at, record.updated_at);
   std::vector<std::string> hosts = model.hosts;
   hosts.insert(hosts.end(), switch_names_.begin(), switch_names_.end());
 
@@ -432,7 +432,7 @@ Status DecisionLoop::ReconcileJobs(double now) {
     store::Job record;
     Status s = store_->GetJob(id, &record);
     if (!s.ok() && !s.IsNotFound()) return s;
-    if (s.ok()) live_[id]->SetEnded(std::isnan(record.ended_at) ? now : record.ended_at);
+    if (s.ok()) live_[id]->SetEnded(std::isnan(record.ended_at) ? now : record.ended_at, record.updated_at);
     std::optional<store::Trigger> trigger;
     if (s.ok() && record.state == store::JobState::kFailed) trigger = store::Trigger::kJobFailed;
     if (s.ok() && record.state == store::JobState::kHung) trigger = store::Trigger::kJobHung;

@@ -29,7 +29,8 @@ double WindowOpening(const Job& job, const std::string& host) {
   return opening;
 }
 
-bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options) {
+bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options,
+                double end_known_at) {
   if (!PlacedByScope(e)) return true;
   const double opening = WindowOpening(job, e.node);
   if (std::isnan(opening)) return true;  // a job without a start: everything may be its
@@ -37,7 +38,10 @@ bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job,
   if (std::isnan(read)) return true;
   // Read clearly after the job ended (the next job's lines, while this one waits for its
   // decision): not its, unless the agent still tagged it so.
-  if (std::isfinite(job.ended_at) && read > job.ended_at + options.clock_tolerance_s && e.job != job.id) return false;
+  const bool came_while_running = !std::isfinite(e.read_at) && received_at <= end_known_at;
+  if (std::isfinite(job.ended_at) && read > job.ended_at + options.clock_tolerance_s && e.job != job.id &&
+      !came_while_running)
+    return false;
   if (!e.job.empty() && e.job == job.id) {
     // Read while the agent knew the job ran: after its start, not necessarily after a
     // person returned the host.

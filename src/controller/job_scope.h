@@ -47,6 +47,10 @@ std::map<std::string, double, std::less<>> ReturnsDuring(const Job& job, const s
 double WindowOpening(const Job& job, const std::string& host);
 
 // True when event `e` of host e.node (received at `received_at`) belongs to `job`.
-bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options = {});
+// `end_known_at`: when the controller learned that the job ended (NaN: it has not). An
+// event the agent did not stamp is placed by when it arrived, and one that arrived before
+// the end was known came while the job ran, however early the end it was then told.
+bool InJobScope(const wire::DecodedEvent& e, double received_at, const Job& job, const ScopeOptions& options = {},
+                double end_known_at = NAN);
 
 }  // namespace aegis::controller

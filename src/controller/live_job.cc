@@ -15,7 +15,7 @@ LiveJob::LiveJob(Job job, const Topology& topology) : job_(std::move(job)) {
 }
 
 bool LiveJob::InScope(const wire::DecodedEvent& e, double received_at, const ScopeOptions& options) const {
-  return InJobScope(e, received_at, scope_, options);
+  return InJobScope(e, received_at, scope_, options, end_known_at_);
 }
 
 void LiveJob::SetTopology(const Topology& topology) { builder_.SetTopology(topology); }

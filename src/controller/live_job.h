@@ -28,7 +28,11 @@ class LiveJob {
   // Whether an event belongs to this job (InJobScope over the job's window: its start,
   // the hosts' not_before, its end once SetEnded said it).
   bool InScope(const wire::DecodedEvent& e, double received_at, const ScopeOptions& options) const;
-  void SetEnded(double ended_at) { scope_.ended_at = ended_at; }
+  // The job ended at `ended_at` (as reported), which the controller learned at `known_at`.
+  void SetEnded(double ended_at, double known_at = NAN) {
+    scope_.ended_at = ended_at;
+    end_known_at_ = known_at;
+  }
   double scope_end() const { return scope_.ended_at; }
   const std::set<std::string>& hosts() const { return hosts_; }
   bool HasHost(const std::string& host) const { return hosts_.count(host) != 0; }
@@ -58,6 +62,7 @@ class LiveJob {
  private:
   Job job_;
   Job scope_;  // id, start, end and not_before of job_, without its hosts: what InScope reads
+  double end_known_at_ = NAN;
   std::set<std::string> hosts_;
   IncidentBuilder builder_;
   std::map<std::pair<std::string, int>, std::pair<double, uint64_t>> progress_;  // (comm, rank) -> (ts, counters)

@@ -189,6 +189,16 @@ TEST(JobScope, PlacesEventsByTheirStamp) {
   EXPECT_FALSE(in(3500, ""));
   EXPECT_FALSE(in(3500, "job-c"));
   EXPECT_TRUE(in(3500, "job-b"));
+  // Unstamped, it is placed by when it arrived: one that arrived after the end as reported
+  // but before the controller was told of it (an end reported late, with an earlier time)
+  // came while the job ran; one that arrived after that is the next job's.
+  e.read_at = NAN;
+  e.job.clear();
+  EXPECT_FALSE(InJobScope(e, 4000, job));
+  EXPECT_TRUE(InJobScope(e, 4000, job, {}, /*end_known_at=*/4100));
+  EXPECT_FALSE(InJobScope(e, 4200, job, {}, 4100));
+  e.read_at = 3500;  // stamped by the agent: its own clock says when, whenever it arrived
+  EXPECT_FALSE(InJobScope(e, 4000, job, {}, 4100));
   // Facts, metrics, probes and switch logs are not placed.
   e.type = wire::EventType::kMetric;
   EXPECT_TRUE(in(10, ""));
