@@ -47,7 +47,6 @@ std::string RandomId() {
   return Hex64((static_cast<uint64_t>(rd()) << 32) ^ rd());
 }
 
-bool IsOff(const std::string& v) { return v.empty() || v == "none" || v == "off"; }
 
 }  // namespace
 

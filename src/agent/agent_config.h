@@ -54,4 +54,7 @@ struct AgentConfig {
   SenderOptions sender;       // controller, node, token... are filled from above
 };
 
+// An option that turns an input or listener off: "", "none" or "off".
+inline bool IsOff(const std::string& v) { return v.empty() || v == "none" || v == "off"; }
+
 }  // namespace aegis::agent

@@ -7,8 +7,6 @@ namespace aegis::agent {
 
 namespace {
 
-bool IsOff(const std::string& v) { return v.empty() || v == "none" || v == "off"; }
-
 double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

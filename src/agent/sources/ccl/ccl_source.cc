@@ -12,8 +12,6 @@ namespace aegis::agent {
 
 namespace {
 
-bool IsOff(const std::string& v) { return v.empty() || v == "none" || v == "off"; }
-
 std::vector<std::string> Patterns(const AgentConfig& c) {
   if (c.ccl_dir.empty()) return {};
   return {c.ccl_dir + "/*.jsonl", c.ccl_dir + "/*.jsonl.1"};
