@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include "engine/stages.h"
 
 namespace aegis {
@@ -24,6 +27,22 @@ void ListLosses(const Incident& inc, Verdict* v) {
   v->unreadable = inc.unreadable;
   for (const auto& [file, n] : inc.dropped_events)
     v->unreadable.push_back({file, std::to_string(n) + " records of events beyond the per-file cap not kept"});
+}
+
+// A decision whose every piece of evidence is a line a catch-all classified (Rule::fallback:
+// a word like "error" or "timed out" in a program no rule knows) rests on no message anyone
+// has read: it is held at low confidence, which the controller does not act on alone.
+void DiscountCatchAlls(const Catalog& catalog, Verdict* v) {
+  if (v->action == Action::kOffline || v->evidence.empty()) return;
+  std::set<std::string> catch_alls;
+  for (const auto& r : catalog.rules())
+    if (r.fallback) catch_alls.insert(r.id);
+  if (!std::all_of(v->evidence.begin(), v->evidence.end(),
+                   [&](const Evidence& e) { return catch_alls.count(e.rule) > 0; }))
+    return;
+  v->confidence.score = std::min(v->confidence.score, 0.4);
+  v->confidence.level = Strength::kLow;
+  v->confidence.basis += "; every line cited was classified by a catch-all rule, not by one for its program";
 }
 
 }  // namespace
@@ -99,6 +118,7 @@ Verdict Run(const Incident& inc, const Catalog& catalog, const DecideOptions& op
 
 Verdict Decide(const Incident& inc, const Catalog& catalog, const DecideOptions& options) {
   Verdict v = Run(inc, catalog, options);
+  DiscountCatchAlls(catalog, &v);
   ListLosses(inc, &v);
   AddHistory(inc, &v);
   return v;

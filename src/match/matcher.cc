@@ -14,6 +14,7 @@ namespace aegis {
 
 struct Matcher::Compiled {
   std::unique_ptr<RE2> re;
+  std::unique_ptr<RE2> unless;  // null when the rule has none
   std::vector<std::string> group_names;  // by group index (1-based); "" for unnamed
 };
 
@@ -31,6 +32,7 @@ Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
     return [&](size_t i) {
       auto c = std::make_unique<Compiled>();
       c->re = std::make_unique<RE2>(rules[i].pattern, RE2::Quiet);
+      if (!rules[i].unless.empty()) c->unless = std::make_unique<RE2>(rules[i].unless, RE2::Quiet);
       if (c->re->ok()) {
         c->group_names.assign(static_cast<size_t>(c->re->NumberOfCapturingGroups()) + 1, "");
         // "port2", "port3": alternatives of one rule that capture the same field.
@@ -43,9 +45,12 @@ Matcher::Matcher(const Catalog& catalog) : catalog_(catalog) {
       compiled_[i] = std::move(c);
     };
   });
-  for (size_t i = 0; i < rules.size(); ++i)
-    if (!compiled_[i]->re->ok())
-      throw CatalogError(rules[i].source + " (rule '" + rules[i].id + "'): " + compiled_[i]->re->error());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const std::string where = rules[i].source + " (rule '" + rules[i].id + "'): ";
+    if (!compiled_[i]->re->ok()) throw CatalogError(where + compiled_[i]->re->error());
+    if (compiled_[i]->unless && !compiled_[i]->unless->ok())
+      throw CatalogError(where + "unless: " + compiled_[i]->unless->error());
+  }
   // A rule set planned and compiled before (by this or another process) is loaded instead.
   const std::string key = DatabaseKey(PlanKeyParts(rules));
   CachedDatabase cached = LoadCachedDatabase(key);
@@ -173,6 +178,7 @@ bool Matcher::Confirm(std::string_view message, const std::vector<uint32_t>& can
     if (!c.re->Match(re2::StringPiece(message.data(), message.size()), 0, message.size(), RE2::UNANCHORED,
                      groups.data(), static_cast<int>(groups.size())))
       continue;
+    if (c.unless && RE2::PartialMatch(re2::StringPiece(message.data(), message.size()), *c.unless)) continue;
     out->rule = id;
     out->fields.clear();
     for (size_t g = 1; g < groups.size(); ++g)

@@ -80,6 +80,12 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   RE2 re(r.pattern, RE2::Quiet);
   if (!re.ok()) throw CatalogError(where + ": bad pattern: " + re.error());
   r.prefilter = Str(n, "prefilter");
+  r.unless = Str(n, "unless");
+  if (n["unless"]) {
+    RE2 unless(r.unless, RE2::Quiet);
+    if (r.unless.empty() || !unless.ok())
+      throw CatalogError(where + ": bad unless: " + (r.unless.empty() ? std::string("empty") : unless.error()));
+  }
   r.priority = n["priority"] ? n["priority"].as<int>() : 50;
   r.reason = Str(n, "reason");
   r.config_key = Str(n, "key");

@@ -36,6 +36,10 @@ struct Rule {
   std::string component;        // gpu, nvlink, pcie, nic, link, cpu, memory, power, host, config, ...
   std::string pattern;          // RE2 syntax, matched against the message (prefixes stripped)
   std::string prefilter;        // optional cheaper pattern for the scanner; must match every line `pattern` does
+  // Optional RE2: a message it matches is not this rule's, though `pattern` matches it (a
+  // catch-all for error words that must leave a line logged at INFO level alone). RE2 has
+  // no negative lookahead; this is that, checked only on the few lines the pattern matches.
+  std::string unless;
   int priority = kDefaultPriority;  // the highest-priority matching rule classifies a line
   std::string reason;           // why the line has this class, for people
   std::string config_key;       // config rules: the facts.json key to repair

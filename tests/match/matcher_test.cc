@@ -46,6 +46,24 @@ TEST(Matcher, NumberedGroupsShareOneField) {
   EXPECT_EQ(r.Field("peer"), "node7");
 }
 
+// `unless` takes a line from its rule (and leaves it to the next one that matches), only
+// where the pattern matched.
+TEST(Matcher, AnUnlessPatternHandsTheLineToTheNextRule) {
+  Catalog cat = Catalog::FromSources({{"t.yaml", R"(
+rules:
+  - {id: word, class: hint, component: host, priority: 2, fallback: true, pattern: '\berror\b', unless: '\bINFO\b'}
+  - {id: any, class: none, component: host, priority: 1, pattern: 'error'}
+)"}});
+  Matcher m(cat);
+  auto s = m.NewScratch();
+  RuleMatch r;
+  ASSERT_TRUE(m.MatchMessage("loader: read error on shard 3", s, &r));
+  EXPECT_EQ(cat.rules()[r.rule].id, "word");
+  ASSERT_TRUE(m.MatchMessage("NCCL INFO error counters reset", s, &r));
+  EXPECT_EQ(cat.rules()[r.rule].id, "any");
+  EXPECT_FALSE(m.MatchMessage("INFO all good", s, &r));
+}
+
 TEST(Matcher, BadPatternNamesTheRule) {
   try {
     Catalog::FromSources({{"bad.yaml", "rules:\n  - {id: broken, class: dist, component: host, pattern: '(unclosed'}\n"}});

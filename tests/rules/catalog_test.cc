@@ -116,6 +116,22 @@ TEST(OperatorRules, FallbackFieldIsParsedAndBoundedItsValuesChecked) {
   refused("{id: bad, class: dist, component: host, fallback: true, pattern: 'x'}", "priority 10 or less");
 }
 
+TEST(OperatorRules, AnUnlessPatternMustCompile) {
+  auto load = [](const std::string& rule) {
+    return Catalog::FromSources({{"site.yaml", "rules:\n  - " + rule + "\n"}}, 0);
+  };
+  EXPECT_EQ(load("{id: u, class: hint, component: host, pattern: 'error', unless: 'INFO'}").rules()[0].unless, "INFO");
+  for (const char* bad : {"{id: u, class: hint, component: host, pattern: 'error', unless: '(open'}",
+                          "{id: u, class: hint, component: host, pattern: 'error', unless: ''}"}) {
+    try {
+      load(bad);
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const CatalogError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad unless"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ShippedRules, FallbacksAreLowPriorityAndNeverCritical) {
   size_t fallbacks = 0;
   for (const auto& r : test::ShippedMatcher().catalog().rules()) {

@@ -1,0 +1,36 @@
+// A verdict that rests only on lines the program-agnostic catch-alls classified
+// (rules/logs/generic.yaml: "out of memory", "connection refused" in a program no rule
+// knows) is held at low confidence; one that a program's own rule supports is not.
+#include <gtest/gtest.h>
+
+#include "engine/incident_fixture.h"
+
+namespace aegis {
+namespace {
+
+TEST(CatchAllEvidence, AVerdictOnCatchAllLinesAloneIsLowConfidence) {
+  test::IncidentFixture f(4);
+  f.Train(2, "[2026-11-30 10:06:00,000] shardreader: out of memory while decoding shard 117\n");
+  const Verdict v = f.Decide();
+  ASSERT_EQ(v.cause, Cause::kUser) << v.summary;
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_EQ(v.evidence.front().rule, "generic-out-of-memory");
+  EXPECT_EQ(v.confidence.level, Strength::kLow);
+  EXPECT_LE(v.confidence.score, 0.4);
+  EXPECT_NE(v.confidence.basis.find("catch-all"), std::string::npos) << v.confidence.basis;
+}
+
+TEST(CatchAllEvidence, AProgramsOwnRuleKeepsItsConfidence) {
+  test::IncidentFixture f(4);
+  f.Train(2, "[2026-11-30 10:06:00,000] step 9\n"
+             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total "
+             "capacity of 23.65 GiB of which 11.06 MiB is free.\n");
+  const Verdict v = f.Decide();
+  ASSERT_EQ(v.cause, Cause::kUser) << v.summary;
+  EXPECT_NE(v.evidence.front().rule.rfind("generic-", 0), 0u) << v.evidence.front().rule;
+  EXPECT_EQ(v.confidence.basis.find("catch-all"), std::string::npos) << v.confidence.basis;
+  EXPECT_GT(v.confidence.score, 0.4);
+}
+
+}  // namespace
+}  // namespace aegis
