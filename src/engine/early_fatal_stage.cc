@@ -43,10 +43,13 @@ std::string Before(double t, double t_dist) {
 
 }  // namespace
 
-bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& findings, Verdict* v) {
+bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& findings, Verdict* v,
+                     bool catch_alls) {
   std::vector<const LocatedEvent*> config, user, dist;
   for (const auto& e : inc.events) {
     if (e.source == SourceKind::kSwitch || !inc.MayCause(e)) continue;
+    // Distributed errors always count (they are what a first fatal line must precede).
+    if (e.ev.fallback != catch_alls && e.ev.line_class != LineClass::kDist) continue;
     switch (e.ev.line_class) {
       case LineClass::kConfig: config.push_back(&e); break;
       case LineClass::kUser: user.push_back(&e); break;

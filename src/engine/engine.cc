@@ -94,7 +94,9 @@ Verdict Run(const Incident& inc, const Catalog& catalog, const DecideOptions& op
   //     common endpoint with weak support (in a system-wide failure every rank times out
   //     and a few incidental connection errors may share a healthy host).
   //  6. Distributed errors with weaker support, when nothing specific was found.
-  //  7. Offline diagnosis of every host.
+  //  7. The first fatal lines again, now those only catch-all rules classified (words in a
+  //     program no rule knows: they must never outrank a message someone has read).
+  //  8. Offline diagnosis of every host.
   //  A slow job, after 1-2: the CCL's process-aware rules, then correlation over metrics;
   //  when neither finds a host it is "nothing stands out" (none), never offline for all.
   const auto net = RunNetDiag(inc);
@@ -109,6 +111,7 @@ Verdict Run(const Incident& inc, const Catalog& catalog, const DecideOptions& op
   if (NetDiagStage(inc, net, &v)) return v;
   if (dist && DistStage(inc, *dist, config, net, &v)) return v;
   if (!slow && MetricStage(inc, catalog, options.outliers, &v)) return v;
+  if (!slow && EarlyFatalStage(inc, config, &v, /*catch_alls=*/true)) return v;
   if (slow && NothingStandsOutStage(inc, &v)) return v;  // always decides
   OfflineStage(inc, &v);
   return v;

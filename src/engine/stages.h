@@ -48,8 +48,12 @@ bool CriticalStage(const Incident& inc, const std::vector<NetFinding>& net, Verd
 
 // 2. The earliest fatal lines are configuration errors (repair what they mean, with
 //    ConfigCheck's `findings`) or the job's own (user-error gate: action none) rather than
-//    distributed errors that follow them.
-bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& findings, Verdict* v);
+//    distributed errors that follow them. Lines a catch-all classified (Rule::fallback: an
+//    "out of memory" or "permission denied" in a program no rule knows) take no part, as
+//    they are words, not messages anyone has read: with `catch_alls` the stage runs on
+//    them alone, as the last stage before offline diagnosis.
+bool EarlyFatalStage(const Incident& inc, const std::vector<ConfigFinding>& findings, Verdict* v,
+                     bool catch_alls = false);
 // The configuration error lines that came first (earliest first): a finding that explains
 // them repairs the odd host with its key; lines about a host's own configuration repair
 // it; lines that only say processes disagree name a key and no host, or, without a key,

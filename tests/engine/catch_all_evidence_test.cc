@@ -32,5 +32,19 @@ TEST(CatchAllEvidence, AProgramsOwnRuleKeepsItsConfidence) {
   EXPECT_GT(v.confidence.score, 0.4);
 }
 
+// A catch-all's line never outranks a message someone has read, even when it came first:
+// a "Permission denied" from an unknown helper script before the job's own exception.
+TEST(CatchAllEvidence, ACatchAllLineThatCameFirstDoesNotOutrankAKnownOne) {
+  test::IncidentFixture f(4);
+  f.Train(1, "[2026-11-30 10:04:00,000] warmcache.sh: /scratch/cache/index: Permission denied\n");
+  f.Train(3, "[2026-11-30 10:06:00,000] step 9\n[rank2]:KeyError: 'labels'\n");
+  const Verdict v = f.Decide();
+  EXPECT_EQ(v.stage, Stage::kUserError) << v.summary;
+  EXPECT_TRUE(v.repair.empty());
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_EQ(v.evidence.front().host, "node-3");
+  EXPECT_NE(v.confidence.level, Strength::kLow);
+}
+
 }  // namespace
 }  // namespace aegis
