@@ -56,6 +56,26 @@ std::string Str(const YAML::Node& n, const char* key, const std::string& fallbac
   return n[key] ? n[key].as<std::string>() : fallback;
 }
 
+// A rule's `unless`: one pattern, or a list of them (a YAML alias to a shared one beside a
+// rule's own), joined as alternatives. Empty or not RE2: refused.
+std::string ParseUnless(const YAML::Node& n, const std::string& where) {
+  std::vector<std::string> parts;
+  if (n.IsSequence())
+    for (const auto& p : n) parts.push_back(p.IsScalar() ? p.as<std::string>() : std::string());
+  else
+    parts.push_back(n.IsScalar() ? n.as<std::string>() : std::string());
+  std::string joined;
+  for (const auto& p : parts) {
+    RE2 re(p, RE2::Quiet);
+    if (p.empty() || !re.ok())
+      throw CatalogError(where + ": bad unless: " + (p.empty() ? std::string("empty") : re.error()));
+    if (parts.size() == 1) return p;
+    joined.append(joined.empty() ? "(?:" : "|(?:").append(p).append(")");
+  }
+  if (joined.empty()) throw CatalogError(where + ": bad unless: empty");
+  return joined;
+}
+
 Rule ParseRule(const YAML::Node& n, const std::string& source) {
   Rule r;
   r.source = source;
@@ -80,12 +100,7 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   RE2 re(r.pattern, RE2::Quiet);
   if (!re.ok()) throw CatalogError(where + ": bad pattern: " + re.error());
   r.prefilter = Str(n, "prefilter");
-  r.unless = Str(n, "unless");
-  if (n["unless"]) {
-    RE2 unless(r.unless, RE2::Quiet);
-    if (r.unless.empty() || !unless.ok())
-      throw CatalogError(where + ": bad unless: " + (r.unless.empty() ? std::string("empty") : unless.error()));
-  }
+  if (n["unless"]) r.unless = ParseUnless(n["unless"], where);
   r.priority = n["priority"] ? n["priority"].as<int>() : 50;
   r.reason = Str(n, "reason");
   r.config_key = Str(n, "key");

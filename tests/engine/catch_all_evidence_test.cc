@@ -1,6 +1,7 @@
 // A verdict that rests only on lines the program-agnostic catch-alls classified
 // (rules/logs/generic.yaml: "out of memory", "connection refused" in a program no rule
-// knows) is held at low confidence; one that a program's own rule supports is not.
+// knows) is held at low confidence; one that a program's own rule supports is not, and a
+// catch-all's line never outranks a known one.
 #include <gtest/gtest.h>
 
 #include "engine/incident_fixture.h"

@@ -121,8 +121,14 @@ TEST(OperatorRules, AnUnlessPatternMustCompile) {
     return Catalog::FromSources({{"site.yaml", "rules:\n  - " + rule + "\n"}}, 0);
   };
   EXPECT_EQ(load("{id: u, class: hint, component: host, pattern: 'error', unless: 'INFO'}").rules()[0].unless, "INFO");
+  // A list is one pattern of alternatives.
+  EXPECT_EQ(load("{id: u, class: hint, component: host, pattern: 'error', unless: ['INFO', 'a|b']}").rules()[0].unless,
+            "(?:INFO)|(?:a|b)");
   for (const char* bad : {"{id: u, class: hint, component: host, pattern: 'error', unless: '(open'}",
-                          "{id: u, class: hint, component: host, pattern: 'error', unless: ''}"}) {
+                          "{id: u, class: hint, component: host, pattern: 'error', unless: ''}",
+                          "{id: u, class: hint, component: host, pattern: 'error', unless: []}",
+                          "{id: u, class: hint, component: host, pattern: 'error', unless: ['INFO', '(open']}",
+                          "{id: u, class: hint, component: host, pattern: 'error', unless: {a: b}}"}) {
     try {
       load(bad);
       ADD_FAILURE() << "accepted: " << bad;
