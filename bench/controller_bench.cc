@@ -32,6 +32,7 @@
 #include "controller/http_api.h"
 #include "controller/iso_time.h"
 #include "controller/live_job.h"
+#include "env/env.h"
 #include "gen/scenarios.h"
 #include "match/live_rules.h"
 
@@ -177,8 +178,9 @@ int main(int argc, char** argv) {
     httplib::Client cl("127.0.0.1", port);
     cl.Put("/api/v1/topology", test::TopologyText(b), "application/json");
     cl.Post("/api/v1/jobs", test::RunningJobText(b), "application/json");
+    const double now = Env::Default()->NowEpochSeconds();
     for (int i = 0; i < hosts; ++i)  // every agent known
-      cl.Post("/api/v1/events", test::HeartbeatPost(b.N(i).host, WallNow() - 600, "hb0-" + b.N(i).host).body.dump(),
+      cl.Post("/api/v1/events", test::HeartbeatPost(b.N(i).host, now - 600, "hb0-" + b.N(i).host).body.dump(),
               "application/json");
   }
 
@@ -228,7 +230,7 @@ int main(int argc, char** argv) {
     auto end = cl.Post(fmt::format("/api/v1/jobs/{}/end", job.c.job_id).c_str(),
                        json{{"state", "failed"}, {"ended_at", FormatIsoTime(job.c.end)}}.dump(), "application/json");
     const std::string inc = json::parse(end->body)["incident"];
-    const double after = WallNow() + 0.001;
+    const double after = Env::Default()->NowEpochSeconds() + 0.001;
     for (int i = 0; i + 1 < hosts; ++i)
       Post(cl, "/api/v1/events", test::HeartbeatPost(job.N(i).host, after, fmt::format("hb-{}-{}", run, i)).body.dump());
     std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -38,10 +38,6 @@ namespace aegis::agent {
 
 namespace {
 
-double SteadyNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 std::string RandomId() {
   std::random_device rd;
   return Hex64((static_cast<uint64_t>(rd()) << 32) ^ rd());
@@ -84,7 +80,7 @@ Status ValidateConfig(AgentConfig* c) {
 }
 
 struct Agent::Impl {
-  explicit Impl(AgentCounters* counters) : out(counters, /*coalesce_logs=*/true) {}
+  Impl(AgentCounters* counters, Env* env) : out(counters, /*coalesce_logs=*/true, env), sources(env) {}
   std::unique_ptr<LiveRules> rules;
   int lock_fd = -1;
   std::unique_ptr<DiskQueue> queue;
@@ -109,7 +105,9 @@ struct Agent::Impl {
 
 Agent::Agent(AgentConfig config, const SourceRegistry* registry)
     : config_(std::move(config)), registry_(registry), instance_(RandomId()) {
-  impl_ = std::make_unique<Impl>(&counters_);
+  if (!config_.env) config_.env = Env::Default();
+  if (!config_.sender.env) config_.sender.env = config_.env;
+  impl_ = std::make_unique<Impl>(&counters_, config_.env);
 }
 
 Agent::~Agent() {
@@ -148,12 +146,13 @@ std::string Agent::MetricsText() const {
   m.instance = instance_;
   m.version = AEGIS_AGENT_VERSION;
   m.started_at = impl_->started_at;
+  m.env = config_.env;
   return RenderMetrics(m);
 }
 
 Status Agent::Start() {
   Impl& I = *impl_;
-  I.started_at = NowEpoch();
+  I.started_at = config_.env->NowEpochSeconds();
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) return Status::IOError(std::string("eventfd: ") + std::strerror(errno));
 
@@ -188,6 +187,7 @@ Status Agent::Start() {
   DiskQueueOptions qo;
   qo.max_bytes = config_.queue_max_bytes;
   qo.segment_bytes = std::min<uint64_t>(64ull << 20, config_.queue_max_bytes / 8);
+  qo.env = config_.env;
   if (Status s = DiskQueue::Open(dir + "/queue", qo, &I.queue); !s.ok()) return s;
 
   // Sources: the ones the config names, from the registry.
@@ -229,7 +229,8 @@ Status Agent::Start() {
     h["started_at"] = impl_->started_at;
     h["queue_events"] = qs.records;
     h["queue_bytes"] = qs.bytes;
-    h["lag_s"] = qs.oldest_enqueued_ms ? std::max(0.0, NowEpoch() - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0;
+    const double now = config_.env->NowEpochSeconds();
+    h["lag_s"] = qs.oldest_enqueued_ms ? std::max(0.0, now - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0;
     h["dropped_events"] = qs.dropped_records + counters_.events_dropped_too_large.load();
     h["events_queued"] = [&] {
       uint64_t n = 0;
@@ -268,7 +269,8 @@ void Agent::Run() {
   Impl& I = *impl_;
   const AgentConfig& c = config_;
   SourceList& sources = I.sources;
-  double now = SteadyNow();
+  Env* const env = c.env;
+  double now = env->NowMonotonicSeconds();
   double next_held = now + c.ccl_flush_s, next_state = now + c.state_s;
   bool more = false, blocked = false;
   // A line read at time r is queued by r + this at the latest: its file's idle flush (or
@@ -282,7 +284,7 @@ void Agent::Run() {
   auto persist = [&] {
     std::string text = AgentStateToJson(I.state);
     if (text == I.last_state_text) return;
-    if (Status s = WriteFileAtomically(c.state_dir + "/state.json", text, /*sync=*/true); s.ok())
+    if (Status s = WriteFileAtomically(c.env, c.state_dir + "/state.json", text, /*sync=*/true); s.ok())
       I.last_state_text = std::move(text);
     else
       I.queue_log.Log("cannot persist positions: " + s.message());
@@ -309,7 +311,7 @@ void Agent::Run() {
   std::vector<size_t> fd_source;  // fds[k + 1] is sources[fd_source[k]]'s
   while (!stop_.load()) {
     counters_.Add(counters_.loop_passes);
-    now = SteadyNow();
+    now = env->NowMonotonicSeconds();
     double next = std::min(next_held, next_state);
     for (size_t i = 0; i < sources.size(); ++i) next = std::min(next, sources[i].due());
     int timeout_ms = more ? 0 : static_cast<int>(std::clamp((next - now) * 1000.0, 0.0, 1000.0));
@@ -331,8 +333,8 @@ void Agent::Run() {
       [[maybe_unused]] ssize_t n = ::read(wake_fd_, &v, sizeof v);
     }
     if (stop_.load()) break;
-    now = SteadyNow();
-    const double epoch = NowEpoch();
+    now = env->NowMonotonicSeconds();
+    const double epoch = env->NowEpochSeconds();
     const double covered_now = epoch - hold_s;  // holds once this iteration's events are queued
     {
       std::lock_guard<std::mutex> l(I.scope_mu);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agent/sender.h"
+#include "env/env.h"
 
 namespace aegis::agent {
 
@@ -51,7 +52,10 @@ struct AgentConfig {
   double facts_s = 60;        // facts read again (shipped when they changed)
   double ccl_flush_s = 1;     // newest CCL record per (comm, rank) shipped
   double state_s = 1;         // positions persisted
-  SenderOptions sender;       // controller, node, token... are filled from above
+  // Clocks and files (not owned; outlives the Agent); null: Env::Default(). Tests give a
+  // ManualClockEnv to move the loop's, the sources' and the sender's clocks by hand.
+  Env* env = nullptr;
+  SenderOptions sender;       // controller, node, token... are filled from above (env too)
 };
 
 // An option that turns an input or listener off: "", "none" or "off".

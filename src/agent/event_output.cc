@@ -13,13 +13,13 @@ constexpr size_t kMaxScopes = 64;
 
 }  // namespace
 
-EventOutput::EventOutput(AgentCounters* counters, bool coalesce_logs, std::function<double()> clock)
+EventOutput::EventOutput(AgentCounters* counters, bool coalesce_logs, Env* env)
     : counters_(counters),
       coalesce_logs_(coalesce_logs),
-      clock_(clock ? std::move(clock) : std::function<double()>(NowEpoch)) {}
+      env_(env ? env : Env::Default()) {}
 
 void EventOutput::Add(EventType type, std::string json, double read_at) {
-  if (std::isnan(read_at)) read_at = clock_();
+  if (std::isnan(read_at)) read_at = env_->NowEpochSeconds();
   StampEvent(&json, read_at, JobAt(read_at));
   pending_.push_back(std::move(json));
   types_.push_back(type);
@@ -27,7 +27,7 @@ void EventOutput::Add(EventType type, std::string json, double read_at) {
 
 void EventOutput::AddLog(std::string id, const std::string& node, SourceKind source, const std::string& file,
                          LogEvent&& event, double read_at) {
-  if (std::isnan(read_at)) read_at = clock_();
+  if (std::isnan(read_at)) read_at = env_->NowEpochSeconds();
   if (!coalesce_logs_) {
     Add(EventType::kLog, LogEventJson(id, node, source, file, std::move(event)), read_at);
     return;
@@ -58,7 +58,7 @@ void EventOutput::FlushLogs() {
 
 void EventOutput::SetScope(const std::string& job, double since) {
   if (job == this->job()) return;
-  const double now = clock_();
+  const double now = env_->NowEpochSeconds();
   // A job is known from its window's opening (the controller's clock; a later opening
   // than now is taken as now); the end of one only from when it is heard of.
   double from = now;

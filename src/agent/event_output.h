@@ -18,13 +18,13 @@
 // distinct events are held (more flush at once). Single thread.
 #pragma once
 #include <cmath>
-#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "agent/counters.h"
+#include "env/env.h"
 #include "logs/event.h"
 #include "logs/event_aggregate.h"
 #include "wire/log_event.h"
@@ -36,8 +36,8 @@ class EventOutput {
   static constexpr size_t kMaxHeldLogEvents = 1024;
 
   // `coalesce_logs`: hold log events for FlushLogs (above); else each is queued at once.
-  // `clock`: epoch seconds now (default: the system clock).
-  explicit EventOutput(AgentCounters* counters, bool coalesce_logs = false, std::function<double()> clock = {});
+  // `env` (not owned; null: Env::Default()): its wall clock stamps events read "now".
+  explicit EventOutput(AgentCounters* counters, bool coalesce_logs = false, Env* env = nullptr);
   // `json`: one event object; `read_at`: when its line was read (NaN: now).
   void Add(EventType type, std::string json, double read_at = NAN);
   // A classified log record of `file` (a node's bundle file) with its event id, read at
@@ -75,7 +75,7 @@ class EventOutput {
   };
   AgentCounters* counters_;
   bool coalesce_logs_;
-  std::function<double()> clock_;
+  Env* env_;
   std::vector<std::string> pending_;
   std::vector<EventType> types_;
   std::map<std::pair<std::string, std::string>, HeldLog> held_;  // by (file, job tagged when read)

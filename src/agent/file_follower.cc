@@ -22,7 +22,9 @@ constexpr double kForgetAfterS = 7 * 86400.0;  // states of files gone for a wee
 
 FileFollower::FileFollower(std::string path, FileStates* states, std::set<std::string>* open_ids,
                            ConsumerFactory factory, FollowOptions options)
-    : path_(std::move(path)), states_(states), open_ids_(open_ids), factory_(std::move(factory)), options_(options) {}
+    : path_(std::move(path)), states_(states), open_ids_(open_ids), factory_(std::move(factory)), options_(options) {
+  if (!options_.env) options_.env = Env::Default();
+}
 
 FileFollower::~FileFollower() { CloseFile(); }
 
@@ -61,7 +63,7 @@ bool FileFollower::TryOpen(double now) {
     st.cp = Checkpoint();
   }
   st.path = path_;
-  st.seen = NowEpoch();
+  st.seen = options_.env->NowEpochSeconds();
   if (::lseek(fd, static_cast<off_t>(st.cp.pos.offset), SEEK_SET) < 0) {
     ::close(fd);
     done_ = true;
@@ -151,7 +153,7 @@ void FileFollower::SaveState() {
   FileState& s = (*states_)[identity_];
   s.path = path_;
   s.cp = consumer_->checkpoint();
-  s.seen = NowEpoch();
+  s.seen = options_.env->NowEpochSeconds();
 }
 
 void FileFollower::Flush() {
@@ -168,7 +170,9 @@ void FileFollower::Stop() {
 
 FollowedFiles::FollowedFiles(std::vector<std::string> patterns, FileStates* states, ConsumerFactory factory,
                              FollowOptions options)
-    : patterns_(std::move(patterns)), states_(states), factory_(std::move(factory)), options_(options) {}
+    : patterns_(std::move(patterns)), states_(states), factory_(std::move(factory)), options_(options) {
+  if (!options_.env) options_.env = Env::Default();
+}
 
 void FollowedFiles::Expand(double now) {
   for (const auto& pattern : patterns_) {
@@ -228,7 +232,7 @@ bool FollowedFiles::Poll(double now) {
 void FollowedFiles::SaveStates() {
   for (auto& d : draining_) d->SaveState();
   for (auto& [path, f] : followers_) f->SaveState();
-  const double now = NowEpoch();
+  const double now = options_.env->NowEpochSeconds();
   for (auto it = states_->begin(); it != states_->end();) {
     if (!open_ids_.count(it->first) && now - it->second.seen > kForgetAfterS) it = states_->erase(it);
     else ++it;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "agent/tracked_stream.h"
+#include "env/env.h"
 
 namespace aegis::agent {
 
@@ -49,6 +50,7 @@ struct FollowOptions {
   double idle_s = 1.0;         // Idle() after this long without new bytes
   double rotate_wait_s = 5.0;  // a renamed-away file is read until idle this long
   size_t read_budget = 1u << 20;  // bytes per file per poll (bounds the events of one loop turn)
+  Env* env = nullptr;  // wall clock of when a file was last seen (not owned; null: Env::Default())
 };
 
 class FileFollower {

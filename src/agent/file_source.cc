@@ -11,6 +11,7 @@ FollowOptions Options(const AgentConfig& c) {
   FollowOptions fo;
   fo.idle_s = c.idle_flush_s;
   fo.rotate_wait_s = c.rotate_wait_s;
+  fo.env = c.env;
   return fo;
 }
 

@@ -63,8 +63,6 @@ std::string Hex64(uint64_t v) {
   return out;
 }
 
-double NowEpoch() { return Env::Default()->NowEpochSeconds(); }
-
 std::vector<std::string> ListDir(const std::string& dir) {
   std::vector<std::string> out;
   DIR* d = ::opendir(dir.c_str());

@@ -33,7 +33,4 @@ std::vector<std::string> ListDir(const std::string& dir);
 // Reads a small sysfs / procfs file whole (at most max_bytes); false when it cannot.
 bool ReadSysFile(const std::string& path, std::string* out, size_t max_bytes = 65536);
 
-// Seconds since the Unix epoch (wall clock).
-double NowEpoch();
-
 }  // namespace aegis::agent

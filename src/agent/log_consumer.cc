@@ -44,7 +44,7 @@ class LogConsumer : public FollowConsumer {
         kind_(target.source == SourceKind::kKernel ? InputKind::kKernel : InputKind::kTrain),
         id_prefix_(target.node + ":" + std::string(ToString(target.source)) + ":" + file_id + ":"),
         generation_(rules->generation()),
-        stream_(rules->Current(), target.lines, start, target.source == SourceKind::kTrain) {
+        stream_(rules->Current(), target.lines, start, target.source == SourceKind::kTrain, target.env) {
     sink_ = [this](TrackedEvent&& t) {
       out_->AddLog(id_prefix_ + std::to_string(t.local_line), target_.node, target_.source, target_.file,
                    std::move(t.event), t.read_at);
@@ -84,13 +84,14 @@ class LogConsumer : public FollowConsumer {
 
 }  // namespace
 
-LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines) {
+LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines, Env* env) {
   LogTarget t;
   t.node = node;
   t.source = source;
   t.file = "nodes/";
   t.file.append(node).append(source == SourceKind::kKernel ? "/kernel.log" : "/train.log");
   t.lines = lines;
+  t.env = env;
   return t;
 }
 
@@ -140,7 +141,7 @@ KernelRecordStream::KernelRecordStream(LogTarget target, LiveRules* rules, Event
       counters_(counters),
       id_of_(std::move(id_of)),
       generation_(rules->generation()),
-      stream_(rules->Current(), target_.lines, start) {}
+      stream_(rules->Current(), target_.lines, start, /*job_output=*/false, target_.env) {}
 
 void KernelRecordStream::Sink(TrackedEvent&& t) {
   out_->AddLog(id_of_(t), target_.node, SourceKind::kKernel, target_.file, std::move(t.event), t.read_at);

@@ -30,10 +30,11 @@ struct LogTarget {
   SourceKind source = SourceKind::kTrain;
   std::string file;               // nodes/<node>/train.log
   VirtualLines* lines = nullptr;  // of that bundle file
+  Env* env = nullptr;  // read times and the year of yearless times (not owned; null: Env::Default())
 };
 
 // The node's bundle file of `source`: nodes/<node>/kernel.log or nodes/<node>/train.log.
-LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines);
+LogTarget NodeLogTarget(const std::string& node, SourceKind source, VirtualLines* lines, Env* env);
 
 ConsumerFactory MakeLogConsumerFactory(LogTarget target, LiveRules* rules, EventOutput* out, AgentCounters* counters);
 

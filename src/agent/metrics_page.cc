@@ -45,6 +45,7 @@ uint64_t Get(const std::atomic<uint64_t>& a) { return a.load(std::memory_order_r
 std::string RenderMetrics(const MetricsContext& m) {
   PromText p;
   const AgentCounters& c = *m.counters;
+  const double now = (m.env ? m.env : Env::Default())->NowEpochSeconds();
   p.Family("aegis_agent_info", "gauge", "The agent: version, node and instance id (value 1).");
   p.Sample("aegis_agent_info", {{"version", m.version}, {"node", m.node_name}, {"instance", m.instance}}, uint64_t{1});
   p.Family("aegis_agent_start_time_seconds", "gauge", "When the agent started, seconds since the epoch.");
@@ -97,7 +98,7 @@ std::string RenderMetrics(const MetricsContext& m) {
   p.Sample("aegis_agent_queue_limit_bytes", {}, m.queue_limit_bytes);
   p.Family("aegis_agent_queue_oldest_age_seconds", "gauge", "Age of the oldest queued event (0 when the queue is empty): the shipping lag.");
   p.Sample("aegis_agent_queue_oldest_age_seconds", {},
-           qs.oldest_enqueued_ms ? std::max(0.0, NowEpoch() - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0);
+           qs.oldest_enqueued_ms ? std::max(0.0, now - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0);
   p.Family("aegis_agent_queue_append_errors_total", "counter", "Failed writes to the on-disk queue (retried).");
   p.Sample("aegis_agent_queue_append_errors_total", {}, Get(c.queue_append_errors));
 

@@ -20,6 +20,7 @@ struct MetricsContext {
   const SourceList* sources = nullptr;  // may be null: per-source metrics and their own
   std::string node_name, instance, version;
   double started_at = 0;              // epoch
+  Env* env = nullptr;                 // its wall clock ages the queue (null: Env::Default())
   std::string proc_self = "/proc/self";
 };
 

@@ -19,10 +19,6 @@ namespace aegis::agent {
 
 namespace {
 
-double SteadyNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 LogLimiter& Limiter(int kind) {
   static LogLimiter limiters[8] = {
       LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60)), LogLimiter(std::chrono::seconds(60)),
@@ -122,7 +118,7 @@ bool ParseControllerScope(const nlohmann::json& answer, ControllerScope* out) {
 Sender::Sender(SenderOptions options, DiskQueue* queue, AgentCounters* counters, HealthFn health)
     : options_(std::move(options)), queue_(queue), counters_(counters), health_(std::move(health)) {
   limit_ = options_.max_events;
-  if (!options_.steady_clock) options_.steady_clock = SteadyNow;
+  if (!options_.env) options_.env = Env::Default();
 }
 
 Sender::~Sender() { Stop(); }
@@ -162,7 +158,7 @@ void Sender::ReadToken() {
 }
 
 double Sender::Backoff() {
-  static thread_local std::minstd_rand rng(static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  static thread_local std::minstd_rand rng(std::random_device{}());
   ++failures_;
   const double base =
       std::min(options_.backoff_max_s, options_.backoff_min_s * std::pow(2.0, std::min(failures_ - 1, 30)));
@@ -174,7 +170,7 @@ std::string Sender::HeartbeatJson(double at) {
   // The id from the clock when it is made (unique per instance); `at` may stand still.
   static std::atomic<uint64_t> serial{0};
   const std::string id = options_.node + ":heartbeat:" + options_.agent_id + ":" +
-                         std::to_string(static_cast<uint64_t>(NowEpoch() * 1000)) + "." + std::to_string(serial++);
+                         std::to_string(static_cast<uint64_t>(options_.env->NowEpochSeconds() * 1000)) + "." + std::to_string(serial++);
   return wire::EncodeHeartbeatEvent(id, options_.node, at, health_ ? health_() : nlohmann::json::object());
 }
 
@@ -184,13 +180,13 @@ void Sender::HeartbeatNow() {
 }
 
 double Sender::RunOnce() {
-  const double now = options_.steady_clock();
+  const double now = options_.env->NowMonotonicSeconds();
   bool heartbeat = (options_.heartbeat_s > 0 && now >= next_heartbeat_) || heartbeat_now_.load();
   const bool report = report_s_ > 0 && now >= next_report_;
   const std::string envelope = "{\"node\":" + JsonQuoted(options_.node) + ",\"agent\":" + JsonQuoted(options_.agent_id) +
                                ",\"events\":[";
   // Coverage first, then the batch: what was queued before `at` is in it or was sent.
-  const double hb_at = heartbeat ? (coverage_ ? coverage_() : NowEpoch()) : 0;
+  const double hb_at = heartbeat ? (coverage_ ? coverage_() : options_.env->NowEpochSeconds()) : 0;
   const std::string hb = heartbeat ? HeartbeatJson(hb_at) : std::string();
   const size_t overhead = envelope.size() + hb.size() + 8 + limit_;  // brackets and commas
   std::vector<QueuedRecord> recs;
@@ -271,7 +267,7 @@ double Sender::RunOnce() {
     if (queue_->queued() == 0) client_->stop();
     counters_->Add(counters_->events_accepted, accepted);
     counters_->Add(counters_->events_duplicate, duplicates);
-    counters_->last_send_ok.store(NowEpoch(), std::memory_order_relaxed);
+    counters_->last_send_ok.store(options_.env->NowEpochSeconds(), std::memory_order_relaxed);
     if (heartbeat) next_heartbeat_ = now + options_.heartbeat_s;
     if (failures_ > 0) Log("controller " + options_.controller + " reached again");
     failures_ = 0;
@@ -292,7 +288,7 @@ double Sender::RunOnce() {
   if (status == 429 || status == 503) {
     counters_->Add(counters_->send_errors[static_cast<int>(SendError::kBackpressure)]);
     if (res->has_header("Retry-After"))
-      if (auto wait = ParseRetryAfter(res->get_header_value("Retry-After"), NowEpoch()))
+      if (auto wait = ParseRetryAfter(res->get_header_value("Retry-After"), options_.env->NowEpochSeconds()))
         return std::min(*wait, options_.max_retry_after_s);
     return Backoff();
   }
@@ -324,7 +320,7 @@ void Sender::Loop() {
     const double wait = RunOnce();
     if (stop_) break;
     if (wait < 0) {
-      const double now = options_.steady_clock();
+      const double now = options_.env->NowMonotonicSeconds();
       double until = options_.heartbeat_s > 0 ? next_heartbeat_ - now : 3600;
       if (report_s_ > 0) until = std::min(until, next_report_ - now);
       queue_->WaitForData(std::chrono::milliseconds(static_cast<int64_t>(std::clamp(until, 0.01, 3600.0) * 1000)));

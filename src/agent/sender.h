@@ -40,6 +40,7 @@
 #include "agent/counters.h"
 #include "agent/disk_queue.h"
 #include "common/status.h"
+#include "env/env.h"
 
 namespace httplib {
 class Client;
@@ -71,7 +72,10 @@ struct SenderOptions {
   double heartbeat_s = 30;
   double connect_timeout_s = 5;
   double io_timeout_s = 30;
-  std::function<double()> steady_clock;  // monotonic seconds; empty: std::chrono::steady_clock (tests give a fake one)
+  // Its clocks (not owned): heartbeat and report periods on the monotonic one, `at` and
+  // Retry-After dates on the wall one; null: Env::Default(). Waiting between rounds
+  // (Loop) is on the real clock, so a test with a ManualClockEnv drives RunOnce().
+  Env* env = nullptr;
 };
 
 // What the agent says about itself in heartbeats.

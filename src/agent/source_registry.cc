@@ -1,17 +1,8 @@
 #include "agent/source_registry.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace aegis::agent {
-
-namespace {
-
-double SteadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 Status SourceRegistry::Register(const std::string& name, SourceFactory factory) {
   if (name.empty()) return Status::InvalidArgument("a source needs a name");
@@ -64,7 +55,7 @@ std::vector<std::string> SourceNamesFor(const AgentConfig& c) {
   return names;
 }
 
-SourceList::SourceList(std::function<double()> clock) : clock_(clock ? std::move(clock) : SteadySeconds) {}
+SourceList::SourceList(Env* env) : env_(env ? env : Env::Default()) {}
 
 Status SourceList::Build(const SourceRegistry& registry, const std::vector<std::string>& names,
                          const SourceContext& ctx) {
@@ -86,9 +77,9 @@ void SourceList::Add(std::unique_ptr<Source> source) {
 
 SourcePass SourceList::Timed(size_t i, const std::function<SourcePass()>& pass) {
   SourceStats& st = entries_[i]->stats;
-  const double start = clock_();
+  const double start = env_->NowMonotonicSeconds();
   const SourcePass r = pass();
-  st.last_run_s.store(std::max(0.0, clock_() - start), std::memory_order_relaxed);
+  st.last_run_s.store(std::max(0.0, env_->NowMonotonicSeconds() - start), std::memory_order_relaxed);
   st.runs.fetch_add(1, std::memory_order_relaxed);
   if (r.failed) st.errors.fetch_add(1, std::memory_order_relaxed);
   return r;

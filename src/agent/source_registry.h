@@ -24,6 +24,7 @@
 #include "agent/prom_text.h"
 #include "agent/source.h"
 #include "common/status.h"
+#include "env/env.h"
 
 namespace aegis::agent {
 
@@ -58,8 +59,8 @@ struct SourceStats {
 
 class SourceList {
  public:
-  // `clock`: steady seconds for the durations (default: std::chrono::steady_clock).
-  explicit SourceList(std::function<double()> clock = {});
+  // `env` (not owned; null: Env::Default()): its monotonic clock times each pass.
+  explicit SourceList(Env* env = nullptr);
   // Builds `names` through `registry`, in order; the first failure is returned (with the
   // source's name) and nothing is kept.
   Status Build(const SourceRegistry& registry, const std::vector<std::string>& names, const SourceContext& ctx);
@@ -85,7 +86,7 @@ class SourceList {
   };
   SourcePass Timed(size_t i, const std::function<SourcePass()>& pass);
 
-  std::function<double()> clock_;
+  Env* env_;
   std::vector<std::unique_ptr<Entry>> entries_;
 };
 

@@ -44,8 +44,8 @@ Status VirtualLines::Close() {
 }
 
 TrackedLogStream::TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start,
-                                   bool job_output)
-    : job_output_(job_output), vlines_(lines), start_(start) {
+                                   bool job_output, Env* env)
+    : job_output_(job_output), env_(env ? env : Env::Default()), vlines_(lines), start_(start) {
   next_line_ = start.line;
   emitted_through_ = start.emitted_through;
   line_end_ = start.pos;
@@ -58,7 +58,7 @@ TrackedLogStream::~TrackedLogStream() = default;
 void TrackedLogStream::NewStream(std::shared_ptr<const Rules> rules) {
   if (stream_) cut_lines_done_ += stream_->stats().cut_lines;
   ScanOptions o;
-  const double now = NowEpoch();
+  const double now = env_->NowEpochSeconds();
   year_ = YearOf(now);
   o.year = year_;
   o.ref_time = now;
@@ -118,7 +118,7 @@ void TrackedLogStream::AddCandidate(const SourcePosition& pos) {
 }
 
 void TrackedLogStream::MarkRead(double read_at) {
-  if (std::isnan(read_at)) read_at = NowEpoch();
+  if (std::isnan(read_at)) read_at = env_->NowEpochSeconds();
   // A line begun in an earlier feed keeps that feed's time (it was read then); the lines
   // this feed begins get this one's.
   const uint64_t first_new = partial_ ? next_line_ + 1 : next_line_;
@@ -134,7 +134,7 @@ double TrackedLogStream::ReadTimeOf(uint64_t local) const {
   // The last feed that began at or before this line.
   for (auto it = reads_.rbegin(); it != reads_.rend(); ++it)
     if (it->first <= local) return it->second;
-  return reads_.empty() ? NowEpoch() : reads_.front().second;  // older than remembered: the oldest known
+  return reads_.empty() ? env_->NowEpochSeconds() : reads_.front().second;  // older than remembered: the oldest known
 }
 
 void TrackedLogStream::Emit(LogEvent&& ev, const Sink& sink) {
@@ -205,7 +205,7 @@ void TrackedLogStream::IdleFlush(const Sink& sink) {
     if (pending_rules_) {
       NewStream(std::move(pending_rules_));
       pending_rules_.reset();
-    } else if (YearOf(NowEpoch()) != year_) {
+    } else if (YearOf(env_->NowEpochSeconds()) != year_) {
       NewStream(rules_);  // yearless times are read in the new year from now on
     }
   }

@@ -29,6 +29,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "env/env.h"
 #include "logs/event.h"
 #include "logs/scanner.h"
 #include "match/live_rules.h"
@@ -83,8 +84,11 @@ class TrackedLogStream {
   static constexpr uint64_t kSafetyLines = 64;
 
   // `job_output`: the source is the job's own output (pdsh's "host: " labels may lead any
-  // line, ScanOptions::host_labels), not a kernel log.
-  TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start, bool job_output = false);
+  // line, ScanOptions::host_labels), not a kernel log. `env` (not owned; null:
+  // Env::Default()): its wall clock stamps reads made "now" and gives the year of yearless
+  // times.
+  TrackedLogStream(std::shared_ptr<const Rules> rules, VirtualLines* lines, Checkpoint start, bool job_output = false,
+                   Env* env = nullptr);
   ~TrackedLogStream();
 
   // Byte mode (files): the next bytes of the source, any split, read at `read_at` (epoch
@@ -125,6 +129,7 @@ class TrackedLogStream {
   std::shared_ptr<const Rules> pending_rules_;
   int year_ = 1970;
   bool job_output_ = false;
+  Env* env_;
   VirtualLines* vlines_;
   const Checkpoint start_;
   uint64_t stream_base_ = 1;   // local line of the stream's line 1

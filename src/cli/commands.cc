@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,7 @@
 #include "common/text.h"
 #include "common/time.h"
 #include "engine/engine.h"
+#include "env/env.h"
 #include "sources/bundle_source.h"
 #include "logs/scanner.h"
 #include "rules_check/samples_check.h"
@@ -98,7 +98,7 @@ void ClassifyOne(int fd, const std::string& name, bool multi, bool json, Scanner
 
 int RunClassify(const ClassifyArgs& args, const Matcher& matcher) {
   ScanOptions so;
-  so.year = YearOf(static_cast<double>(std::time(nullptr)));
+  so.year = YearOf(Env::Default()->NowEpochSeconds());
   Scanner scanner(matcher, so);
   if (args.files.empty()) {
     ClassifyOne(STDIN_FILENO, "-", false, args.json, scanner);

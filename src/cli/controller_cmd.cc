@@ -82,8 +82,8 @@ int RunController(ControllerArgs& a, const std::vector<std::string>& rule_dirs) 
   o.sqlite_sync_full = a.sqlite_sync == "full";
   o.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1u << 20));
   for (const std::string& spec : a.actions) {
-    controller::ActionBackend b;
-    if (Status s = controller::ParseActionBackend(spec, &b); !s.ok()) return Fail(s.message());
+    controller::ActionTarget b;
+    if (Status s = controller::ParseActionTarget(spec, &b); !s.ok()) return Fail(s.message());
     o.actions.push_back(b);
   }
   ListenAddress where;

@@ -35,20 +35,22 @@ Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Contro
   std::unique_ptr<Controller> c(new Controller());
   c->options_ = options;
   if (c->options_.name.empty()) c->options_.name = DefaultName();
-  c->clock_ = options.clock ? options.clock : std::function<double()>(WallNow);
+  if (!c->options_.env) c->options_.env = Env::Default();
+  c->env_ = c->options_.env;
   if (!options.token_file.empty())
     if (Status s = TokenTable::Load(options.token_file, &c->tokens_); !s.ok()) return s;
   c->rules_ = std::make_unique<LiveRules>(options.rule_dirs);
   if (!c->rules_->status().ok()) return c->rules_->status();
   store::StoreOptions store_options;
   store_options.sqlite_sync_full = options.sqlite_sync_full;
+  store_options.env = c->env_;
   if (Status s = store::Store::Open(options.db, &c->store_, store_options); !s.ok()) return s;
   if (!options.topology_file.empty()) {
     std::string text;
     if (Status s = ReadSmallFile(options.topology_file, &text); !s.ok()) return s;
     if (Status s = c->PutTopology(text); !s.ok()) return Status::InvalidArgument(options.topology_file + ": " + s.message());
   }
-  c->nodes_ = std::make_unique<NodeDirectory>(c->store_.get(), c->clock_, options.report_s);
+  c->nodes_ = std::make_unique<NodeDirectory>(c->store_.get(), c->env_, options.report_s);
   c->loop_ = std::make_unique<DecisionLoop>(c->store_.get(), c->rules_.get(), c->options_, &c->health_, c->nodes_.get(),
                                             &c->fresh_);
   *out = std::move(c);
@@ -96,14 +98,14 @@ Status Controller::Ingest(const EventBatch& batch, IngestResult* result) {
   if (result->accepted) loop_->Wake(DecisionLoop::kEvents);
   // The agent is told its node's scope; a store that cannot be read now leaves the last
   // one known, which is no reason to refuse a batch already stored.
-  nodes_->Heard(batch.node, clock_());
+  nodes_->Heard(batch.node, env_->NowEpochSeconds());
   (void)nodes_->ScopeOf(batch.node, &result->scope);
   return Status::Ok();
 }
 
 Status Controller::StartJob(const JobStart& start, bool* created) {
   *created = false;
-  const double now = clock_();
+  const double now = env_->NowEpochSeconds();
   store::Job existing;
   Status s = store_->GetJob(start.job.id, &existing);
   if (s.ok()) {
@@ -130,7 +132,7 @@ Status Controller::StartJob(const JobStart& start, bool* created) {
 }
 
 Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult* out) {
-  const double now = clock_();
+  const double now = env_->NowEpochSeconds();
   store::Job job;
   if (Status s = store_->GetJob(id, &job); !s.ok()) return s.IsNotFound() ? Status::NotFound("no job " + id) : s;
   out->job = id;
@@ -172,7 +174,7 @@ Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult
 Status Controller::PutTopology(std::string_view body) {
   Topology t;
   if (Status s = ParseTopologyBody(body, &t); !s.ok()) return s;
-  const double now = clock_ ? clock_() : WallNow();
+  const double now = env_->NowEpochSeconds();
   if (Status s = store_->PutTopology(body, now); !s.ok()) return s;
   std::vector<std::string> hosts;
   for (const auto& n : t.nodes) hosts.push_back(n.host);
@@ -188,7 +190,7 @@ Status Controller::SetHostState(const std::string& host, const HostStateRequest&
   store::HostRecord before;
   if (Status s = store_->GetHost(host, &before); !s.ok())
     return s.IsNotFound() ? Status::NotFound("no host " + host + " (not in the topology nor in any job)") : s;
-  const double now = clock_();
+  const double now = env_->NowEpochSeconds();
   store::ManualHostChange change;
   change.host = host;
   change.to = request.state;

@@ -64,7 +64,7 @@ class Controller {
   HealthMetrics& health() { return health_; }
   LiveRules& rules() { return *rules_; }
   NodeDirectory& nodes() { return *nodes_; }
-  double Now() const { return clock_(); }
+  double Now() const { return env_->NowEpochSeconds(); }
   bool leader() const { return loop_->leader(); }
   DecisionLoop& loop() { return *loop_; }
 
@@ -76,7 +76,7 @@ class Controller {
   std::unique_ptr<LiveRules> rules_;
   TokenTable tokens_;
   HealthMetrics health_;
-  std::function<double()> clock_;
+  Env* env_ = nullptr;  // options_.env
   std::unique_ptr<NodeDirectory> nodes_;
   FreshEvents fresh_;  // what Ingest decoded, until the loop reads it back
   std::unique_ptr<DecisionLoop> loop_;

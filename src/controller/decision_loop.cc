@@ -55,7 +55,7 @@ DecisionLoop::DecisionLoop(store::Store* store, LiveRules* rules, const Controll
       health_(health),
       nodes_(nodes),
       fresh_(fresh),
-      clock_(options.clock ? options.clock : std::function<double()>(WallNow)) {}
+      env_(options.env ? options.env : Env::Default()) {}
 
 DecisionLoop::~DecisionLoop() { Stop(); }
 
@@ -98,7 +98,7 @@ void DecisionLoop::RunOnce() {
 }
 
 void DecisionLoop::RunPass() {
-  const double now = clock_();
+  const double now = env_->NowEpochSeconds();
   if (!leader_) {
     if (now >= next_lead_try_) TryLead(now);
     if (!leader_) return;
@@ -554,7 +554,7 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
   PlanInputs in;
   in.incident = id;
   in.decided_by = options_.name;
-  in.now = clock_();
+  in.now = env_->NowEpochSeconds();
   in.isolated_recently = IsolatedRecently(recent, window_from);
   in.isolate_window_s = options_.isolate_window_s;
   in.verdict_json = VerdictToJson(v);
@@ -582,7 +582,7 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
   if (plan.held) ++health_->decisions_held;
   if (nodes_) nodes_->Invalidate();  // no flush is wanted for it any more
   const double from = std::max(p.opened_at, job->last_received());
-  health_->ObserveVerdictLatency(clock_() - from);
+  health_->ObserveVerdictLatency(env_->NowEpochSeconds() - from);
   std::string who;
   for (const auto& h : plan.decision.hosts) {
     const bool left = std::find(outcome.held_hosts.begin(), outcome.held_hosts.end(), h.host) != outcome.held_hosts.end();

@@ -25,7 +25,7 @@
 // incidents. A person returning a job's host to service moves that host's window
 // (Job::not_before): the job's picture is rebuilt. Thread-safe: Wake() and leader() from
 // any thread; everything else runs on the loop's thread (or RunOnce in tests, with the
-// clock of ControllerOptions::clock).
+// wall clock of ControllerOptions::env).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -115,7 +115,7 @@ class DecisionLoop {
   HealthMetrics* health_;
   NodeDirectory* nodes_;
   FreshEvents* fresh_;  // may be null
-  std::function<double()> clock_;
+  Env* env_;  // options.env
 
   std::atomic<bool> leader_{false};
   std::atomic<bool> stop_{false};

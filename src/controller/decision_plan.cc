@@ -4,32 +4,47 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace aegis::controller {
 
 namespace {
 
-std::vector<store::Action> Drains(const std::string& incident, const std::string& host, const std::string& op,
-                                  double now, bool dry_run, const std::vector<ActionBackend>& backends) {
+// "<prefix>/<op>/<host>/<backend>": an action's idempotency key.
+std::string ActionKey(const std::string& prefix, store::ActionOp op, const std::string& host,
+                      store::ActionBackend backend) {
+  std::string key = prefix;
+  key.append("/").append(store::ToString(op)).append("/").append(host).append("/").append(store::ToString(backend));
+  return key;
+}
+
+std::vector<store::Action> Drains(const std::string& incident, const std::string& host, store::ActionOp op,
+                                  double now, bool dry_run, const std::vector<ActionTarget>& targets) {
+  using store::ActionBackend;
   std::vector<store::Action> out;
-  auto one = [&](const std::string& backend) {
+  auto one = [&](ActionBackend backend) {
     store::Action a;
-    a.key = incident + "/" + op + "/" + host + "/" + backend;
+    a.key = ActionKey(incident, op, host, backend);
     a.incident = incident;
     a.host = host;
     a.op = op;
     a.backend = backend;
     a.dry_run = dry_run;
     a.at = now;
-    a.result = dry_run || backend == "none" ? "recorded" : "pending";
-    a.detail = dry_run ? "dry run: recorded, not carried out"
-                       : backend == "none" ? "no --action backend: recorded only"
-                                           : "to be carried out by the " + backend + " backend (not in this release)";
+    a.result = dry_run || backend == ActionBackend::kNone ? store::ActionResult::kRecorded : store::ActionResult::kPending;
+    if (dry_run) {
+      a.detail = "dry run: recorded, not carried out";
+    } else if (backend == ActionBackend::kNone) {
+      a.detail = "no --action backend: recorded only";
+    } else {
+      a.detail = "to be carried out by the ";
+      a.detail.append(store::ToString(backend)).append(" backend (not in this release)");
+    }
     out.push_back(std::move(a));
   };
-  if (backends.empty()) one("none");
-  for (const ActionBackend& b : backends) one(b.name);
+  if (targets.empty()) one(ActionBackend::kNone);
+  for (const ActionTarget& t : targets) one(t.backend);
   return out;
 }
 
@@ -80,7 +95,7 @@ Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
     if (state_of(host) == to) return;  // already so (an early incident took it out): drained once
     d.hosts.push_back({host, to, std::move(reason)});
     if (drain) {
-      auto actions = Drains(in.incident, host, "drain", in.now, in.dry_run, in.backends);
+      auto actions = Drains(in.incident, host, store::ActionOp::kDrain, in.now, in.dry_run, in.backends);
       d.actions.insert(d.actions.end(), actions.begin(), actions.end());
     }
   };
@@ -145,13 +160,13 @@ size_t IsolationBudget(double max_isolate_share, size_t topology_hosts) {
 
 std::vector<store::Action> ManualActions(const std::string& host, store::HostState from, store::HostState to,
                                          const std::string& key_prefix, double now, bool dry_run,
-                                         const std::vector<ActionBackend>& backends) {
-  std::string op;
-  if (IsOutOfService(to) && !IsOutOfService(from)) op = "drain";
-  if (to == store::HostState::kInService && IsOutOfService(from)) op = "resume";
-  if (op.empty()) return {};
-  auto actions = Drains("", host, op, now, dry_run, backends);
-  for (auto& a : actions) a.key = key_prefix + "/" + op + "/" + host + "/" + a.backend;
+                                         const std::vector<ActionTarget>& backends) {
+  std::optional<store::ActionOp> op;
+  if (IsOutOfService(to) && !IsOutOfService(from)) op = store::ActionOp::kDrain;
+  if (to == store::HostState::kInService && IsOutOfService(from)) op = store::ActionOp::kResume;
+  if (!op) return {};
+  auto actions = Drains("", host, *op, now, dry_run, backends);
+  for (auto& a : actions) a.key = ActionKey(key_prefix, *op, host, a.backend);
   return actions;
 }
 

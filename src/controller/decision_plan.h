@@ -41,7 +41,7 @@ struct PlanInputs {
   std::set<std::string> known_hosts;
   std::map<std::string, store::HostState> current;  // hosts the store knows, and their state
   bool dry_run = false;
-  std::vector<ActionBackend> backends;
+  std::vector<ActionTarget> backends;
   double max_isolate_share = 0.05;
   // Hosts that decisions isolated within the isolation window (IsolatedRecently), and the
   // window, for the reason of a hold.
@@ -71,6 +71,6 @@ std::string IsolationReason(const Verdict& v, const IsolateEntry& entry);
 // resume when returned to it), keyed by `key_prefix`.
 std::vector<store::Action> ManualActions(const std::string& host, store::HostState from, store::HostState to,
                                          const std::string& key_prefix, double now, bool dry_run,
-                                         const std::vector<ActionBackend>& backends);
+                                         const std::vector<ActionTarget>& backends);
 
 }  // namespace aegis::controller

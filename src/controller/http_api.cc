@@ -177,7 +177,7 @@ void HttpApi::Routes() {
 
   s.Post("/api/v1/jobs", guard(kScopeOperator, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
     JobStart start;
-    if (Status st = ParseJobStart(req.body, WallNow(), &start); !st.ok()) return ReplyStatus(res, st);
+    if (Status st = ParseJobStart(req.body, c->Now(), &start); !st.ok()) return ReplyStatus(res, st);
     bool created = false;
     if (Status st = c->StartJob(start, &created); !st.ok()) return ReplyStatus(res, st);
     ordered_json j;

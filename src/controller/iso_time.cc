@@ -1,6 +1,5 @@
 #include "controller/iso_time.h"
 
-#include <chrono>
 #include <cmath>
 #include <ctime>
 
@@ -14,10 +13,6 @@ std::string FormatIsoTime(double t) {
   char buf[40];
   strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace aegis::controller

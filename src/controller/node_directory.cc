@@ -13,8 +13,8 @@ constexpr size_t kHistoryLimit = 100000;
 
 }  // namespace
 
-NodeDirectory::NodeDirectory(store::Store* store, std::function<double()> clock, double report_s, double refresh_s)
-    : store_(store), clock_(std::move(clock)), report_s_(report_s), refresh_s_(refresh_s) {}
+NodeDirectory::NodeDirectory(store::Store* store, Env* env, double report_s, double refresh_s)
+    : store_(store), env_(env), report_s_(report_s), refresh_s_(refresh_s) {}
 
 void NodeDirectory::Invalidate() {
   std::lock_guard<std::mutex> l(mu_);
@@ -35,7 +35,7 @@ double NodeDirectory::LastHeard(const std::string& node) const {
 
 Status NodeDirectory::ScopeOf(const std::string& node, NodeScope* out) {
   std::lock_guard<std::mutex> l(mu_);
-  const double now = clock_();
+  const double now = env_->NowEpochSeconds();
   Status s;
   if (!(now < refreshed_at_ + refresh_s_)) s = RefreshLocked(now);
   auto it = scopes_.find(node);

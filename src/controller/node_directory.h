@@ -21,6 +21,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "env/env.h"
 #include "store/store.h"
 
 namespace aegis::controller {
@@ -34,7 +35,7 @@ struct NodeScope {
 
 class NodeDirectory {
  public:
-  NodeDirectory(store::Store* store, std::function<double()> clock, double report_s, double refresh_s = 1.0);
+  NodeDirectory(store::Store* store, Env* env, double report_s, double refresh_s = 1.0);
 
   // The scope of `node` now. A store that cannot be read leaves the last scope known
   // (and says so in the Status).
@@ -51,7 +52,7 @@ class NodeDirectory {
   Status RefreshLocked(double now);
 
   store::Store* store_;
-  std::function<double()> clock_;
+  Env* env_;  // its wall clock: when agents were heard (not owned)
   double report_s_;
   double refresh_s_;
   mutable std::mutex mu_;

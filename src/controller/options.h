@@ -9,16 +9,18 @@
 #include "common/status.h"
 #include "controller/job_scope.h"
 #include "engine/engine.h"
+#include "env/env.h"
+#include "store/records.h"
 
 namespace aegis::controller {
 
 // Where an action would be carried out: `--action slurm|kubernetes|exec:CMD`. This
 // release records actions and carries none out (docs/api.md, "Actions").
-struct ActionBackend {
-  std::string name;     // "slurm", "kubernetes", "exec"
+struct ActionTarget {
+  store::ActionBackend backend = store::ActionBackend::kNone;  // slurm, kubernetes or exec
   std::string command;  // exec: the command
 };
-Status ParseActionBackend(std::string_view spec, ActionBackend* out);
+Status ParseActionTarget(std::string_view spec, ActionTarget* out);
 
 
 struct ControllerOptions {
@@ -32,7 +34,7 @@ struct ControllerOptions {
   bool allow_anonymous = false;  // allow no token file on a non-loopback address
   std::string tls_cert, tls_key;
   bool dry_run = false;
-  std::vector<ActionBackend> actions;
+  std::vector<ActionTarget> actions;
   double hang_after_s = 300;       // no CCL counter change on any rank for this long: a hang
   // Decisions isolate at most max(1, floor(share x the topology's hosts)) hosts within
   // isolate_window_s (counted from the store's host history); more are held for a person.
@@ -51,7 +53,9 @@ struct ControllerOptions {
   int max_ingest_in_flight = 32;   // more concurrent event posts are answered 503
   int http_threads = 32;
   DecideOptions decide;
-  std::function<double()> clock;   // epoch seconds; empty: the wall clock (tests give a fake one)
+  // The clock it decides by (its wall clock: epoch seconds) and the store's; not owned,
+  // outlives the controller; null: Env::Default(). Tests give a ManualClockEnv.
+  Env* env = nullptr;
 };
 
 }  // namespace aegis::controller

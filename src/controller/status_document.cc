@@ -26,11 +26,11 @@ ordered_json HostJson(const store::HostRecord& h) {
 ordered_json ActionJson(const store::Action& a) {
   ordered_json j;
   j["host"] = a.host;
-  j["do"] = a.op;
-  j["backend"] = a.backend;
+  j["do"] = store::ToString(a.op);
+  j["backend"] = store::ToString(a.backend);
   j["dry_run"] = a.dry_run;
   j["at"] = Time(a.at);
-  j["result"] = a.result;
+  j["result"] = store::ToString(a.result);
   return j;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
@@ -255,7 +254,7 @@ Status ReadBundle(const std::string& dir, const Matcher& matcher, const BundleRe
   Job job;
   HeldReports job_reports;
   const Status job_parsed = ParseJob(job_text, &job, &job_reports);
-  double ref = static_cast<double>(std::time(nullptr));
+  double ref = (options.env ? options.env : Env::Default())->NowEpochSeconds();
   if (job_parsed.ok() && !std::isnan(job.started_at)) ref = job.started_at;
   std::set<std::string> folders;
   if (fs::is_directory(root / "nodes", ec))
@@ -314,12 +313,14 @@ Status DiagnoseBundle(const std::string& dir, const Matcher& matcher, const Diag
   IncidentBuilder b;
   BundleReadOptions ro;
   ro.threads = options.threads;
+  ro.env = options.env;
   if (Status s = ReadBundle(dir, matcher, ro, &b); !s.ok()) return s;
   if (!options.prometheus_url.empty()) {
     // The window ends when the job did (or now); twice its length is fetched so that a
     // cluster-wide shift can be told from the baseline before it.
     const Job& job = b.View().job;
-    const double end = !std::isnan(job.ended_at) ? job.ended_at : static_cast<double>(std::time(nullptr));
+    Env* env = options.env ? options.env : Env::Default();
+    const double end = !std::isnan(job.ended_at) ? job.ended_at : env->NowEpochSeconds();
     const double start = end - 2 * options.decide.outliers.window_s;
     std::vector<std::string> names;
     for (const auto& m : matcher.catalog().metrics()) names.push_back(m.name);

@@ -10,12 +10,16 @@
 #include "common/status.h"
 #include "engine/engine.h"
 #include "engine/incident_builder.h"
+#include "env/env.h"
 #include "match/matcher.h"
 
 namespace aegis {
 
 struct BundleReadOptions {
   int threads = 0;  // log-scanning threads; 0: one per core
+  // Its wall clock stands for the job's start when job.json has none (the year of
+  // yearless times); not owned; null: Env::Default().
+  Env* env = nullptr;
 };
 
 // Not ok (NotFound or InvalidArgument, with one clear message) when the bundle cannot be
@@ -28,6 +32,9 @@ struct DiagnoseOptions {
   DecideOptions decide;           // the engine's settings (metric outlier window, ...)
   std::string prometheus_url;     // also fetch the catalogued metrics from this Prometheus
   double prometheus_step = 15;    // seconds between samples asked for
+  // Its wall clock stands for the job's start or end when job.json has none (the year of
+  // yearless times, the end of the Prometheus window); not owned; null: Env::Default().
+  Env* env = nullptr;
 };
 
 Status DiagnoseBundle(const std::string& dir, const Matcher& matcher, const DiagnoseOptions& options, Verdict* out);

@@ -29,16 +29,31 @@ enum class HostState { kInService, kIsolated, kRepair, kOffline, kHeld };
 enum class Trigger { kJobFailed, kJobHung, kCclStall, kSlow, kManual, kCriticalError };
 // Who changed a host's state: the controller deciding an incident, or a person.
 enum class ChangedBy { kDecision, kPerson };
+// What an action does to a host (the status JSON calls it "do").
+enum class ActionOp { kDrain, kResume, kAnnotate };
+// Where it is carried out: kNone, only recorded (no --action backend).
+enum class ActionBackend { kNone, kSlurm, kKubernetes, kExec };
+// How it stands: kRecorded, never to be carried out (dry run, no backend); kPending, to be
+// carried out; kOk / kFailed, what the backend answered.
+enum class ActionResult { kPending, kRecorded, kOk, kFailed };
 
 // The names used in the database and in JSON: "in_service", "isolated", "repair",
 // "offline", "held"; "running", "failed", "hung", "slow", "done"; "job_failed",
-// "job_hung", "ccl_stall", "slow", "manual", "critical_error"; "decision", "person".
+// "job_hung", "ccl_stall", "slow", "manual", "critical_error"; "decision", "person";
+// "drain", "resume", "annotate"; "none", "slurm", "kubernetes", "exec"; "pending",
+// "recorded", "ok", "failed".
 std::string_view ToString(HostState s);
 std::string_view ToString(Trigger t);
 std::string_view ToString(ChangedBy b);
+std::string_view ToString(ActionOp o);
+std::string_view ToString(ActionBackend b);
+std::string_view ToString(ActionResult r);
 std::optional<HostState> ParseHostState(std::string_view s);
 std::optional<Trigger> ParseTrigger(std::string_view s);
 std::optional<ChangedBy> ParseChangedBy(std::string_view s);
+std::optional<ActionOp> ParseActionOp(std::string_view s);
+std::optional<ActionBackend> ParseActionBackend(std::string_view s);
+std::optional<ActionResult> ParseActionResult(std::string_view s);
 
 // One thing an agent reported. `id` is the agent's own, unique across the cluster: a batch
 // sent again after a lost answer inserts nothing new.
@@ -94,11 +109,11 @@ struct Action {
   std::string key;       // idempotency key, e.g. "inc-42/drain/node-7": recorded once
   std::string incident;  // empty for an action outside any incident
   std::string host;
-  std::string op;        // "drain", "resume", "annotate" (the status JSON calls it "do")
-  std::string backend;   // "slurm", "kubernetes", "exec", "none"
+  ActionOp op = ActionOp::kDrain;
+  ActionBackend backend = ActionBackend::kNone;
   bool dry_run = false;
   double at = NAN;               // when it was recorded; NaN: the decision's time, or now
-  std::string result = "pending";  // "pending", "ok", "failed", ...
+  ActionResult result = ActionResult::kPending;
   std::string detail;              // what the backend said
   double updated_at = NAN;         // when `result` last changed (reads only)
 };

@@ -12,11 +12,6 @@
 
 namespace aegis::store {
 
-double NowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 namespace {
 
 // Rows per INSERT of a batch: 7 parameters each, well under both engines' limits
@@ -69,8 +64,8 @@ Job JobFromRow(const SqlRows& r, size_t i) {
 
 }  // namespace
 
-Status SqlStore::Create(std::unique_ptr<SqlBackend> backend, std::unique_ptr<Store>* out) {
-  std::unique_ptr<SqlStore> store(new SqlStore(std::move(backend)));
+Status SqlStore::Create(std::unique_ptr<SqlBackend> backend, Env* env, std::unique_ptr<Store>* out) {
+  std::unique_ptr<SqlStore> store(new SqlStore(std::move(backend), env));
   Status st = store->Migrate();
   if (!st.ok()) return st;
   *out = std::move(store);
@@ -130,7 +125,7 @@ Status SqlStore::AppendEvents(std::span<const Event> batch, AppendResult* result
       result->rejected.push_back({i, std::move(st)});
   }
   if (self.valid.empty()) return Status::Ok();
-  const double now = NowSeconds();
+  const double now = env_->NowEpochSeconds();
   self.received.resize(self.valid.size());
   for (size_t k = 0; k < self.valid.size(); ++k) {
     const double r = batch[self.valid[k]].received_at;

@@ -22,7 +22,8 @@ namespace aegis::store {
 class SqlStore final : public Store {
  public:
   // Creates or migrates the schema; FailedPrecondition for a schema newer than this build.
-  static Status Create(std::unique_ptr<SqlBackend> backend, std::unique_ptr<Store>* out);
+  // `env` (not owned, outlives the store): StoreOptions::env.
+  static Status Create(std::unique_ptr<SqlBackend> backend, Env* env, std::unique_ptr<Store>* out);
 
   std::string_view backend() const override { return backend_->dialect().name; }
 
@@ -41,10 +42,10 @@ class SqlStore final : public Store {
   Status RecordDecision(const Decision& decision, DecisionOutcome* outcome) override;
 
   Status RecordAction(const Action& action, bool* inserted) override;
-  Status UpdateActionResult(std::string_view key, std::string_view result, std::string_view detail,
+  Status UpdateActionResult(std::string_view key, ActionResult result, std::string_view detail,
                             double at) override;
   Status GetAction(std::string_view key, Action* out) override;
-  Status ActionsWithResult(std::string_view result, size_t limit, std::vector<Action>* out) override;
+  Status ActionsWithResult(ActionResult result, size_t limit, std::vector<Action>* out) override;
 
   Status RegisterHosts(std::span<const std::string> hosts, double at, size_t* added) override;
   Status SetHostState(const ManualHostChange& change, bool* changed) override;
@@ -64,7 +65,7 @@ class SqlStore final : public Store {
 
  private:
   struct PendingAppend;
-  explicit SqlStore(std::unique_ptr<SqlBackend> backend) : backend_(std::move(backend)) {}
+  SqlStore(std::unique_ptr<SqlBackend> backend, Env* env) : backend_(std::move(backend)), env_(env) {}
   Status Migrate();
   // Commits the valid events of every batch of `group` in one transaction.
   Status CommitAppends(std::span<PendingAppend* const> group);
@@ -75,12 +76,10 @@ class SqlStore final : public Store {
   Status Transact(bool write, Body&& body);
 
   std::unique_ptr<SqlBackend> backend_;
+  Env* const env_;
   std::mutex append_mu_;                      // guards append_queue_
   std::deque<PendingAppend*> append_queue_;  // batches waiting to commit; the front one commits
 };
-
-// A time for rows written "now": the wall clock, epoch seconds.
-double NowSeconds();
 
 template <typename Body>
 Status SqlStore::Transact(bool write, Body&& body) {
@@ -105,6 +104,7 @@ Status SqlStore::Transact(bool write, Body&& body) {
     // came (IOError, ResourceExhausted for a full disk, Unavailable for a lock) and the
     // store's writes are safe to repeat.
     if (committing || !transient || attempt == kMaxAttempts) return st;
+    // Real time, whatever the Env: the pause lets another process's transaction end.
     std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
   }
 }

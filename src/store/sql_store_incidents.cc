@@ -40,19 +40,27 @@ Status IncidentFromRow(const SqlRows& r, size_t i, Incident* out) {
   return Status::Ok();
 }
 
-Action ActionFromRow(const SqlRows& r, size_t i) {
+Status ActionFromRow(const SqlRows& r, size_t i, Action* out) {
   Action a;
   a.key = r.Text(i, 0);
   a.incident = r.Text(i, 1);
   a.host = r.Text(i, 2);
-  a.op = r.Text(i, 3);
-  a.backend = r.Text(i, 4);
+  const std::string op = r.Text(i, 3), backend = r.Text(i, 4), result = r.Text(i, 7);
+  const auto o = ParseActionOp(op);
+  if (!o) return Unreadable("actions", "op", op);
+  const auto b = ParseActionBackend(backend);
+  if (!b) return Unreadable("actions", "backend", backend);
+  const auto res = ParseActionResult(result);
+  if (!res) return Unreadable("actions", "result", result);
+  a.op = *o;
+  a.backend = *b;
   a.dry_run = r.Int(i, 5) != 0;
   a.at = r.Real(i, 6);
-  a.result = r.Text(i, 7);
+  a.result = *res;
   a.detail = r.Text(i, 8);
   a.updated_at = r.Real(i, 9);
-  return a;
+  *out = std::move(a);
+  return Status::Ok();
 }
 
 Status HostFromRow(const SqlRows& r, size_t i, HostRecord* out) {
@@ -73,9 +81,6 @@ Status CheckAction(const Action& a, bool need_incident_check = true) {
   Status st = CheckName("action key", a.key);
   if (st.ok() && need_incident_check && !a.incident.empty()) st = CheckName("action incident", a.incident);
   if (st.ok()) st = CheckName("action host", a.host);
-  if (st.ok()) st = CheckName("action op", a.op);
-  if (st.ok()) st = CheckName("action backend", a.backend);
-  if (st.ok()) st = CheckName("action result", a.result);
   if (st.ok()) st = CheckText("action detail", a.detail);
   if (st.ok()) st = CheckTime("action at", a.at, /*allow_nan=*/true);
   return st;
@@ -84,9 +89,9 @@ Status CheckAction(const Action& a, bool need_incident_check = true) {
 Status InsertAction(SqlConnection& c, const Action& a, std::string_view incident, double at, int64_t* changed) {
   return c.Exec("INSERT INTO actions (" + std::string(kActionColumns) +
                     ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $7) ON CONFLICT (key) DO NOTHING",
-                {SqlParam::Text(a.key), SqlParam::TextOrNull(incident), SqlParam::Text(a.host), SqlParam::Text(a.op),
-                 SqlParam::Text(a.backend), SqlParam::Int(a.dry_run ? 1 : 0), SqlParam::Real(at),
-                 SqlParam::Text(a.result), SqlParam::Text(a.detail)},
+                {SqlParam::Text(a.key), SqlParam::TextOrNull(incident), SqlParam::Text(a.host),
+                 SqlParam::Text(ToString(a.op)), SqlParam::Text(ToString(a.backend)), SqlParam::Int(a.dry_run ? 1 : 0),
+                 SqlParam::Real(at), SqlParam::Text(ToString(a.result)), SqlParam::Text(a.detail)},
                 nullptr, changed);
 }
 
@@ -107,7 +112,8 @@ Status LoadActions(SqlConnection& c, std::vector<Incident>* incidents) {
                        params, &rows);
     if (!st.ok()) return st;
     for (size_t i = 0; i < rows.size(); ++i) {
-      Action a = ActionFromRow(rows, i);
+      Action a;
+      if (Status s = ActionFromRow(rows, i, &a); !s.ok()) return s;
       auto it = by_id.find(a.incident);
       if (it != by_id.end()) it->second->actions.push_back(std::move(a));
     }
@@ -356,7 +362,7 @@ Status SqlStore::RecordDecision(const Decision& d, DecisionOutcome* outcome) {
 Status SqlStore::RecordAction(const Action& a, bool* inserted) {
   *inserted = false;
   if (Status st = CheckAction(a); !st.ok()) return st;
-  const double at = std::isnan(a.at) ? NowSeconds() : a.at;
+  const double at = std::isnan(a.at) ? env_->NowEpochSeconds() : a.at;
   int64_t changed = 0;
   Status st = Transact(true, [&](SqlConnection& c) -> Status {
     if (!a.incident.empty()) {
@@ -371,18 +377,16 @@ Status SqlStore::RecordAction(const Action& a, bool* inserted) {
   return st;
 }
 
-Status SqlStore::UpdateActionResult(std::string_view key, std::string_view result, std::string_view detail,
-                                    double at) {
+Status SqlStore::UpdateActionResult(std::string_view key, ActionResult result, std::string_view detail, double at) {
   Status st = CheckName("action key", key);
-  if (st.ok()) st = CheckName("action result", result);
   if (st.ok()) st = CheckText("action detail", detail);
   if (st.ok()) st = CheckTime("action result at", at, /*allow_nan=*/true);
   if (!st.ok()) return st;
-  const double when = std::isnan(at) ? NowSeconds() : at;
+  const double when = std::isnan(at) ? env_->NowEpochSeconds() : at;
   return Transact(true, [&](SqlConnection& c) -> Status {
     int64_t changed = 0;
     Status s = c.Exec("UPDATE actions SET result = $2, detail = $3, updated_at = $4 WHERE key = $1",
-                      {SqlParam::Text(key), SqlParam::Text(result), SqlParam::Text(detail), SqlParam::Real(when)},
+                      {SqlParam::Text(key), SqlParam::Text(ToString(result)), SqlParam::Text(detail), SqlParam::Real(when)},
                       nullptr, &changed);
     if (s.ok() && changed == 0) return Status::NotFound("action " + std::string(key));
     return s;
@@ -397,22 +401,24 @@ Status SqlStore::GetAction(std::string_view key, Action* out) {
                        {SqlParam::Text(key)}, &rows);
     if (!st.ok()) return st;
     if (rows.empty()) return Status::NotFound("action " + std::string(key));
-    *out = ActionFromRow(rows, 0);
-    return Status::Ok();
+    return ActionFromRow(rows, 0, out);
   });
 }
 
-Status SqlStore::ActionsWithResult(std::string_view result, size_t limit, std::vector<Action>* out) {
+Status SqlStore::ActionsWithResult(ActionResult result, size_t limit, std::vector<Action>* out) {
   out->clear();
-  if (Status st = CheckName("action result", result); !st.ok()) return st;
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
     Status st = c.Exec("SELECT " + std::string(kActionColumns) + " FROM actions WHERE result = $1 " +
                            "ORDER BY at, key LIMIT $2",
-                       {SqlParam::Text(result), SqlParam::Int(LimitParam(limit))}, &rows);
+                       {SqlParam::Text(ToString(result)), SqlParam::Int(LimitParam(limit))}, &rows);
     if (!st.ok()) return st;
     out->clear();
-    for (size_t i = 0; i < rows.size(); ++i) out->push_back(ActionFromRow(rows, i));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      Action a;
+      if (Status s = ActionFromRow(rows, i, &a); !s.ok()) return s;
+      out->push_back(std::move(a));
+    }
     return Status::Ok();
   });
 }
@@ -459,7 +465,7 @@ Status SqlStore::SetHostState(const ManualHostChange& m, bool* changed) {
   if (st.ok()) st = CheckTime("host change at", m.at, /*allow_nan=*/true);
   if (st.ok() && !m.incident.empty()) st = CheckName("host change incident", m.incident);
   if (!st.ok()) return st;
-  const double at = std::isnan(m.at) ? NowSeconds() : m.at;
+  const double at = std::isnan(m.at) ? env_->NowEpochSeconds() : m.at;
   const std::string_view lock_row = backend_->dialect().lock_row;
   bool moved = false;
   st = Transact(true, [&](SqlConnection& c) -> Status {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "env/env.h"
 #include "store/records.h"
 
 namespace aegis::store {
@@ -63,6 +64,10 @@ struct StoreOptions {
   // SQLite: the name of a registered VFS (sqlite3_vfs_register) to open the file through;
   // empty: SQLite's default. Unknown names fail the open (InvalidArgument).
   std::string sqlite_vfs;
+  // The clock of rows written "now" (no time given); not owned, outlives the store; null:
+  // Env::Default(). (The pause between a transaction's attempts is on the real clock: it
+  // waits for another process's transaction.)
+  Env* env = nullptr;
 };
 
 class Store {
@@ -117,11 +122,11 @@ class Store {
   // Records one action; *inserted is false when its key was already recorded (kept as it was).
   virtual Status RecordAction(const Action& action, bool* inserted) = 0;
   // Sets an action's result and detail (at: when; NaN: now). NotFound for an unknown key.
-  virtual Status UpdateActionResult(std::string_view key, std::string_view result, std::string_view detail,
+  virtual Status UpdateActionResult(std::string_view key, ActionResult result, std::string_view detail,
                                     double at) = 0;
   virtual Status GetAction(std::string_view key, Action* out) = 0;  // NotFound
   // Actions whose result is `result` (e.g. "pending": to carry out after a restart), oldest first.
-  virtual Status ActionsWithResult(std::string_view result, size_t limit, std::vector<Action>* out) = 0;
+  virtual Status ActionsWithResult(ActionResult result, size_t limit, std::vector<Action>* out) = 0;
 
   // --- hosts ---
   // Makes the store know these hosts (in service since `at`); known ones are left alone.

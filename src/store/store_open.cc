@@ -33,7 +33,7 @@ Status Store::Open(std::string_view url, std::unique_ptr<Store>* out, const Stor
     return bad("unknown scheme");
   }
   if (!st.ok()) return st;
-  return SqlStore::Create(std::move(backend), out);
+  return SqlStore::Create(std::move(backend), options.env ? options.env : Env::Default(), out);
 }
 
 }  // namespace aegis::store

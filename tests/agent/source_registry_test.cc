@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "env/manual_clock_env.h"
 #include "exposition.h"
 #include "test_support.h"
 
@@ -17,11 +18,12 @@ using testing::ScratchDir;
 // A source whose passes take `cost` seconds of the test's clock; every `fail_every`th fails.
 class FakeSource : public Source {
  public:
-  FakeSource(std::string name, double* clock, double cost, int fail_every = 0)
+  // Each Poll takes `cost` seconds of `clock`'s time (null: none).
+  FakeSource(std::string name, ManualClockEnv* clock, double cost, int fail_every = 0)
       : Source(std::move(name)), clock_(clock), cost_(cost), fail_every_(fail_every) {}
   double due() const override { return 0; }
   SourcePass Poll(const SourceTick&) override {
-    *clock_ += cost_;
+    if (clock_ && cost_ > 0) clock_->Advance(cost_);
     ++polls;
     return {false, fail_every_ > 0 && polls % fail_every_ == 0};
   }
@@ -34,23 +36,22 @@ class FakeSource : public Source {
   int polls = 0;
 
  private:
-  double* clock_;
+  ManualClockEnv* clock_;
   double cost_;
   int fail_every_;
 };
 
-SourceFactory Fake(double* clock, double cost = 0) {
-  return [clock, cost](const SourceContext&, std::unique_ptr<Source>* out) {
-    *out = std::make_unique<FakeSource>("fake", clock, cost);
+SourceFactory Fake() {
+  return [](const SourceContext&, std::unique_ptr<Source>* out) {
+    *out = std::make_unique<FakeSource>("fake", nullptr, 0);
     return Status::Ok();
   };
 }
 
 TEST(SourceRegistry, AnUnknownNameIsAClearError) {
-  double clock = 0;
   SourceRegistry r;
-  ASSERT_TRUE(r.Register("fake", Fake(&clock)).ok());
-  ASSERT_TRUE(r.Register("other", Fake(&clock)).ok());
+  ASSERT_TRUE(r.Register("fake", Fake()).ok());
+  ASSERT_TRUE(r.Register("other", Fake()).ok());
   std::unique_ptr<Source> s;
   Status st = r.Create("kmesg", SourceContext(), &s);
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
@@ -61,11 +62,10 @@ TEST(SourceRegistry, AnUnknownNameIsAClearError) {
 }
 
 TEST(SourceRegistry, ANameIsRegisteredOnce) {
-  double clock = 0;
   SourceRegistry r;
-  ASSERT_TRUE(r.Register("fake", Fake(&clock)).ok());
-  EXPECT_EQ(r.Register("fake", Fake(&clock)).code(), Status::Code::kAlreadyExists);
-  EXPECT_TRUE(r.Register("", Fake(&clock)).IsInvalidArgument());
+  ASSERT_TRUE(r.Register("fake", Fake()).ok());
+  EXPECT_EQ(r.Register("fake", Fake()).code(), Status::Code::kAlreadyExists);
+  EXPECT_TRUE(r.Register("", Fake()).IsInvalidArgument());
 }
 
 TEST(SourceRegistry, TheConfigNamesItsSources) {
@@ -121,8 +121,8 @@ TEST(SourceRegistry, TheBuiltinRegistryBuildsTheListOfAConfig) {
 }
 
 TEST(SourceList, EachSourceReportsItsRunsErrorsAndLastPass) {
-  double clock = 100;
-  SourceList list([&clock] { return clock; });
+  ManualClockEnv clock(1796000000);
+  SourceList list(&clock);
   list.Add(std::make_unique<FakeSource>("kmsg", &clock, 0.25, /*fail_every=*/2));
   list.Add(std::make_unique<FakeSource>("facts", &clock, 0.5));
   const SourceTick tick{1, 1, false};

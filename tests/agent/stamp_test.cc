@@ -9,6 +9,7 @@
 #include "agent/fs_util.h"
 #include "agent/sender.h"
 #include "agent/tracked_stream.h"
+#include "env/manual_clock_env.h"
 #include "test_support.h"
 
 namespace aegis::agent {
@@ -46,8 +47,8 @@ TEST(Stamps, AHeldBackRecordKeepsTheTimeItsFirstLineWasRead) {
 
 TEST(Stamps, EventsAreTaggedWithTheJobOfTheirReadTime) {
   AgentCounters counters;
-  double now = 100;
-  EventOutput out(&counters, /*coalesce_logs=*/false, [&] { return now; });
+  ManualClockEnv clock(100);
+  EventOutput out(&counters, /*coalesce_logs=*/false, &clock);
   auto last = [&] { return nlohmann::json::parse(out.events().back()); };
   out.Add(EventType::kLog, R"({"id":"a","type":"log"})", 90);
   EXPECT_EQ(last()["read_at"], 90);
@@ -61,12 +62,12 @@ TEST(Stamps, EventsAreTaggedWithTheJobOfTheirReadTime) {
   out.Add(EventType::kLog, R"({"id":"c"})", 60);
   EXPECT_EQ(last()["job"], "job-1");
   // The end is known when heard of.
-  now = 200;
+  clock.SetEpochSeconds(200);
   out.SetScope("", NAN);
   EXPECT_EQ(out.JobAt(150), "job-1");
   EXPECT_EQ(out.JobAt(250), "");
   // A next job since 180 (heard at 300) takes over from its start.
-  now = 300;
+  clock.SetEpochSeconds(300);
   out.SetScope("job-2", 180);
   EXPECT_EQ(out.JobAt(170), "job-1");
   EXPECT_EQ(out.JobAt(190), "job-2");
@@ -84,13 +85,13 @@ TEST(Stamps, TheAnswersScopeIsFollowed) {
   std::unique_ptr<DiskQueue> q;
   ASSERT_TRUE(DiskQueue::Open(d.path(), {}, &q).ok());
   AgentCounters counters;
-  double clock = 1000;
+  ManualClockEnv clock(1796000123);
   SenderOptions o;
   o.controller = ctl.url();
   o.node = "node-0007";
   o.agent_id = "agent-1";
   o.heartbeat_s = 0;  // none by period: only when asked
-  o.steady_clock = [&] { return clock; };
+  o.env = &clock;
   Sender s(o, q.get(), &counters, nullptr);
   std::vector<ControllerScope> seen;
   s.set_on_scope([&](const ControllerScope& sc) { seen.push_back(sc); });
@@ -108,7 +109,7 @@ TEST(Stamps, TheAnswersScopeIsFollowed) {
   EXPECT_TRUE(std::isnan(seen[0].flush));
   // While the job runs: a post every report_s, empty when nothing is queued.
   EXPECT_LT(s.RunOnce(), 0);
-  clock += 1;
+  clock.Advance(1);
   const size_t before = ctl.requests();
   EXPECT_EQ(s.RunOnce(), 0);
   EXPECT_EQ(ctl.requests(), before + 1);
@@ -121,9 +122,9 @@ TEST(Stamps, TheAnswersScopeIsFollowed) {
   EXPECT_EQ(s.acked_heartbeat_at(), 1796000123.0);
   // No job any more: back to posting only what there is.
   ctl.set_scope({{"job", nullptr}, {"since", nullptr}, {"report_s", nullptr}, {"flush", nullptr}});
-  clock += 1;
+  clock.Advance(1);
   EXPECT_EQ(s.RunOnce(), 0);
-  clock += 5;
+  clock.Advance(5);
   EXPECT_LT(s.RunOnce(), 0);
   EXPECT_TRUE(seen.back().job.empty());
   // An id that is not one the controller issues is not used as a tag.
@@ -157,7 +158,7 @@ TEST(Stamps, TheAgentFlushesWhenAskedAndTagsItsLines) {
   c.sender.heartbeat_s = 3600;  // one at start, then only when asked
   c.sender.backoff_min_s = 0.05;
   ASSERT_TRUE(ValidateConfig(&c).ok());
-  ctl.set_scope({{"job", "job-9"}, {"since", NowEpoch() - 60}, {"report_s", 0.1}, {"flush", nullptr}});
+  ctl.set_scope({{"job", "job-9"}, {"since", Env::Default()->NowEpochSeconds() - 60}, {"report_s", 0.1}, {"flush", nullptr}});
   WriteFile(d / "logs/rank0.log", "");
   Agent agent(c);
   ASSERT_TRUE(agent.Start().ok());
@@ -169,7 +170,7 @@ TEST(Stamps, TheAgentFlushesWhenAskedAndTagsItsLines) {
   EXPECT_TRUE(ctl.of_type("log").empty()) << "held back for continuation lines";
   // The controller's clock runs 30 s ahead of this host's: the flush covers its time anyway
   // (the agent heard of it only after it).
-  const double flush_at = NowEpoch() + 30;
+  const double flush_at = Env::Default()->NowEpochSeconds() + 30;
   ctl.set_scope({{"job", "job-9"}, {"since", flush_at - 90}, {"report_s", 0.1}, {"flush", flush_at}});
   EXPECT_TRUE(ctl.WaitFor([&] {
     for (const auto& hb : ctl.of_type("heartbeat"))

@@ -38,26 +38,26 @@ TEST(DecisionPlan, IsolatesWithOneRecordedDrainEach) {
   EXPECT_EQ(p.decision.hosts[0].reason, "Xid 79 on gpu3");
   ASSERT_EQ(p.decision.actions.size(), 1u);
   const store::Action& a = p.decision.actions[0];
-  EXPECT_EQ(a.op, "drain");
-  EXPECT_EQ(a.backend, "none");
-  EXPECT_EQ(a.result, "recorded");
+  EXPECT_EQ(a.op, store::ActionOp::kDrain);
+  EXPECT_EQ(a.backend, store::ActionBackend::kNone);
+  EXPECT_EQ(a.result, store::ActionResult::kRecorded);
   EXPECT_FALSE(a.dry_run);
   EXPECT_EQ(a.key, "inc-1/drain/node-0007/none");
 }
 
 TEST(DecisionPlan, BackendsAndDryRun) {
   PlanInputs in = Inputs(100);
-  in.backends = {{"slurm", ""}, {"exec", "/bin/true"}};
+  in.backends = {{store::ActionBackend::kSlurm, ""}, {store::ActionBackend::kExec, "/bin/true"}};
   Plan p = PlanDecision(Isolation(Strength::kHigh), in);
   ASSERT_EQ(p.decision.actions.size(), 2u);
-  EXPECT_EQ(p.decision.actions[0].backend, "slurm");
-  EXPECT_EQ(p.decision.actions[0].result, "pending");
-  EXPECT_EQ(p.decision.actions[1].backend, "exec");
+  EXPECT_EQ(p.decision.actions[0].backend, store::ActionBackend::kSlurm);
+  EXPECT_EQ(p.decision.actions[0].result, store::ActionResult::kPending);
+  EXPECT_EQ(p.decision.actions[1].backend, store::ActionBackend::kExec);
   in.dry_run = true;
   p = PlanDecision(Isolation(Strength::kHigh), in);
   for (const auto& a : p.decision.actions) {
     EXPECT_TRUE(a.dry_run);
-    EXPECT_EQ(a.result, "recorded");
+    EXPECT_EQ(a.result, store::ActionResult::kRecorded);
   }
 }
 
@@ -157,10 +157,10 @@ TEST(DecisionPlan, RepairOfflineNone) {
 TEST(DecisionPlan, ManualActions) {
   auto a = ManualActions("n1", store::HostState::kHeld, store::HostState::kIsolated, "manual/x", 1, false, {});
   ASSERT_EQ(a.size(), 1u);
-  EXPECT_EQ(a[0].op, "drain");
+  EXPECT_EQ(a[0].op, store::ActionOp::kDrain);
   a = ManualActions("n1", store::HostState::kIsolated, store::HostState::kInService, "manual/x", 1, false, {});
   ASSERT_EQ(a.size(), 1u);
-  EXPECT_EQ(a[0].op, "resume");
+  EXPECT_EQ(a[0].op, store::ActionOp::kResume);
   EXPECT_TRUE(ManualActions("n1", store::HostState::kInService, store::HostState::kHeld, "m", 1, false, {}).empty());
 }
 

@@ -263,7 +263,7 @@ TEST(Decisions, IsolationsBeyondTheShareAreHeldForAPerson) {
 TEST(Decisions, DryRunChangesStatesAndMarksEveryAction) {
   ControllerOptions o = TestController::Defaults();
   o.dry_run = true;
-  o.actions = {{"slurm", ""}};
+  o.actions = {{store::ActionBackend::kSlurm, ""}};
   TestController c(o);
   gen::Bundle b = Generate("xid79", 3, 8);
   PostIncident(c, b);

@@ -225,10 +225,10 @@ TEST(HttpApi, PersonChangesHostState) {
   ASSERT_EQ(host["history"].size(), 2u);
   EXPECT_EQ(host["history"][1]["reason"], "replaced GPU");
   std::vector<store::Action> actions;
-  ASSERT_TRUE(c.controller().store().ActionsWithResult("recorded", 10, &actions).ok());
+  ASSERT_TRUE(c.controller().store().ActionsWithResult(store::ActionResult::kRecorded, 10, &actions).ok());
   ASSERT_EQ(actions.size(), 2u);
-  EXPECT_EQ(actions[0].op, "drain");
-  EXPECT_EQ(actions[1].op, "resume");
+  EXPECT_EQ(actions[0].op, store::ActionOp::kDrain);
+  EXPECT_EQ(actions[1].op, store::ActionOp::kResume);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "controller/api_bodies.h"
 #include "controller/bundle_export.h"
+#include "env/manual_clock_env.h"
 #include "logs/scanner.h"
 #include "wire/log_event.h"
 #include "test_controller.h"
@@ -26,7 +27,7 @@ class Live {
  public:
   explicit Live(ControllerOptions o = Options(), std::shared_ptr<store::test::ScratchDir> dir = nullptr)
       : dir_(dir ? std::move(dir) : std::make_shared<store::test::ScratchDir>()) {
-    o.clock = [this] { return now; };
+    o.env = &clock_;
     o.db = "sqlite:" + dir_->path() + "/aegis.db";
     Status s = Controller::Open(o, &c_);
     if (!s.ok()) ADD_FAILURE() << s.ToString();
@@ -39,14 +40,16 @@ class Live {
     return o;
   }
 
-  double now = kT0;
+  // The controller's clock, moved by the test.
+  double now() { return clock_.NowEpochSeconds(); }
+  void set_now(double t) { clock_.SetEpochSeconds(t); }
   Controller& c() { return *c_; }
   const std::shared_ptr<store::test::ScratchDir>& dir() const { return dir_; }
 
   void Topology(const gen::Bundle& b) { ASSERT_TRUE(c_->PutTopology(TopologyText(b)).ok()); }
   void StartJob(const std::string& body) {
     JobStart start;
-    ASSERT_TRUE(ParseJobStart(body, now, &start).ok()) << body;
+    ASSERT_TRUE(ParseJobStart(body, now(), &start).ok()) << body;
     bool created = false;
     ASSERT_TRUE(c_->StartJob(start, &created).ok());
   }
@@ -73,7 +76,7 @@ class Live {
   std::string End(const std::string& job, const std::string& state = "failed") {
     JobEnd end;
     end.state = *ParseJobState(state);
-    end.ended_at = now;
+    end.ended_at = now();
     EndJobResult out;
     EXPECT_TRUE(c_->EndJob(job, end, &out).ok());
     return out.incident;
@@ -110,6 +113,7 @@ class Live {
   void Return(const std::string& host) { SetState(host, store::HostState::kInService); }
 
  private:
+  ManualClockEnv clock_{kT0};  // before c_: outlives the controller
   std::shared_ptr<store::test::ScratchDir> dir_;
   std::unique_ptr<Controller> c_;
   int n_ = 0;
@@ -233,9 +237,9 @@ TEST(LiveScope, AnEarlierJobsUserErrorDoesNotDecideTheNextJob) {
     sim.tag_job = tagged;
     gen::Bundle a = Timed("user_exception", 7, 8, kT0, kT0 + 600, kT0 + 900, "-a");
     live.Topology(a);
-    live.now = a.c.start;
+    live.set_now(a.c.start);
     live.StartJob(RunningJobText(a));
-    live.now = a.c.end;
+    live.set_now(a.c.end);
     live.PostAll(a, sim);
     const std::string inc_a = live.End(a.c.job_id);
     live.Run();
@@ -243,9 +247,9 @@ TEST(LiveScope, AnEarlierJobsUserErrorDoesNotDecideTheNextJob) {
 
     // The next job on the same hosts ten minutes later: completion errors naming one peer.
     gen::Bundle b = Timed("rootdiag", 7, 8, a.c.end + 600, a.c.end + 1200, a.c.end + 1500, "-b");
-    live.now = b.c.start;
+    live.set_now(b.c.start);
     live.StartJob(RunningJobText(b));
-    live.now = b.c.end;
+    live.set_now(b.c.end);
     live.PostAll(b, sim);
     const std::string inc_b = live.End(b.c.job_id);
     live.Run();
@@ -267,24 +271,24 @@ TEST(LiveScope, AnXidOfThePreviousJobIsNotBlamedAfterTheHostWasReturned) {
   Live live;
   gen::Bundle a = Timed("xid79", 9, 8, kT0, kT0 + 600, kT0 + 660, "-a");
   live.Topology(a);
-  live.now = a.c.start;
+  live.set_now(a.c.start);
   live.StartJob(RunningJobText(a));
-  live.now = a.c.fail + 5;
+  live.set_now(a.c.fail + 5);
   live.PostAll(a);
   live.Run();  // the early incident
-  live.now = a.c.end;
+  live.set_now(a.c.end);
   const std::string inc_a = live.End(a.c.job_id);
   live.Run();
   const std::string host = live.Verdict(inc_a)["isolate"][0]["host"];
   ASSERT_EQ(live.Host(host).state, store::HostState::kIsolated);
-  live.now = a.c.end + 30;
+  live.set_now(a.c.end + 30);
   live.Return(host);
   // The next job starts two minutes after the Xid (well within the 5 minutes of clock skew
   // a line's own time is allowed) and fails by the user's fault.
   gen::Bundle b = Timed("user_exception", 9, 8, a.c.end + 60, a.c.end + 300, a.c.end + 400, "-b");
-  live.now = b.c.start;
+  live.set_now(b.c.start);
   live.StartJob(RunningJobText(b));
-  live.now = b.c.end;
+  live.set_now(b.c.end);
   live.PostAll(b);
   const std::string inc_b = live.End(b.c.job_id);
   live.Run();
@@ -301,7 +305,7 @@ TEST(LiveScope, ACriticalErrorIsDecidedWhileTheJobRunsAndTheJobsEndAgrees) {
   live.Topology(topo);
   const std::vector<std::string> hosts = Hosts(topo);
   live.StartJob("job-x", hosts, kT0);
-  live.now = kT0 + 30;
+  live.set_now(kT0 + 30);
   live.PostEvents(hosts[2], json::array({LineEvent(hosts[2], SourceKind::kKernel, kXid79, "x1", kT0 + 30, "job-x")}));
   live.Run();
   std::vector<store::Incident> incs = live.Incidents("job-x");
@@ -318,13 +322,13 @@ TEST(LiveScope, ACriticalErrorIsDecidedWhileTheJobRunsAndTheJobsEndAgrees) {
   ASSERT_TRUE(live.c().store().GetJob("job-x", &job).ok());
   EXPECT_EQ(job.state, store::JobState::kRunning);
   // More lines on that host do not open a second early incident.
-  live.now = kT0 + 40;
+  live.set_now(kT0 + 40);
   live.PostEvents(hosts[2], json::array({LineEvent(hosts[2], SourceKind::kKernel, kXid79, "x2", kT0 + 40, "job-x")}));
   live.Run();
   EXPECT_EQ(live.Incidents("job-x").size(), 1u);
 
   // The job then ends failed: its incident names the same host, already isolated.
-  live.now = kT0 + 100;
+  live.set_now(kT0 + 100);
   const std::string end = live.End("job-x");
   live.Run();
   store::Incident last = live.Incident(end);
@@ -344,17 +348,17 @@ TEST(LiveScope, AHostReturnedDuringTheJobIsNotIsolatedAgainByItsEnd) {
   live.Topology(topo);
   const std::vector<std::string> hosts = Hosts(topo);
   live.StartJob("job-r", hosts, kT0);
-  live.now = kT0 + 30;
+  live.set_now(kT0 + 30);
   live.PostEvents(hosts[5], json::array({LineEvent(hosts[5], SourceKind::kKernel, kXid79, "r1", kT0 + 30, "job-r")}));
   live.Run();
   ASSERT_EQ(live.Host(hosts[5]).state, store::HostState::kIsolated);
-  live.now = kT0 + 200;
+  live.set_now(kT0 + 200);
   live.Return(hosts[5]);
   live.Run();
   // Later the job fails by its own fault.
-  live.now = kT0 + 250;
+  live.set_now(kT0 + 250);
   live.PostEvents(hosts[0], json::array({LineEvent(hosts[0], SourceKind::kTrain, kUserError, "r2", kT0 + 250, "job-r")}));
-  live.now = kT0 + 300;
+  live.set_now(kT0 + 300);
   const std::string end = live.End("job-r");
   live.Run();
   store::Incident inc = live.Incident(end);
@@ -369,25 +373,25 @@ TEST(LiveScope, OnlySilentAgentsAreMissing) {
   Live live;
   gen::Bundle b = Timed("xid79", 6, 4, kT0, kT0 + 600, kT0 + 660, "");
   live.Topology(b);
-  live.now = b.c.start;
+  live.set_now(b.c.start);
   live.StartJob(RunningJobText(b));
   const std::vector<std::string> hosts = Hosts(b);
-  live.now = b.c.end - 30;
-  for (const auto& h : hosts) live.Heartbeat(h, live.now);  // every agent is known
-  live.now = b.c.end;
+  live.set_now(b.c.end - 30);
+  for (const auto& h : hosts) live.Heartbeat(h, live.now());  // every agent is known
+  live.set_now(b.c.end);
   live.PostAll(b);
   const std::string id = live.End(b.c.job_id);
   live.Run();
   EXPECT_FALSE(live.Incident(id).decided());
-  live.now = b.c.end + 1;
+  live.set_now(b.c.end + 1);
   live.Heartbeat(hosts[0], b.c.end + 0.5);
   live.Heartbeat(hosts[3], b.c.end + 0.5);
-  live.now = b.c.end + 9;
+  live.set_now(b.c.end + 9);
   live.PostEvents(hosts[1], json::array());  // alive, still sending what it read
-  live.now = b.c.end + 10.5;                 // past --settle (10 s)
+  live.set_now(b.c.end + 10.5);                 // past --settle (10 s)
   live.Run();
   EXPECT_FALSE(live.Incident(id).decided()) << "waits for the agent that is still posting";
-  live.now = b.c.end + 11;
+  live.set_now(b.c.end + 11);
   live.Heartbeat(hosts[1], b.c.end + 10.8);
   live.Run();
   ASSERT_TRUE(live.Incident(id).decided());
@@ -406,20 +410,20 @@ TEST(LiveScope, TheAnswerTellsTheAgentItsJobAndWhenToFlush) {
   EXPECT_TRUE(s.job.empty());
   EXPECT_TRUE(std::isnan(s.report_s));
   live.StartJob("job-s", Hosts(b), kT0 + 5);
-  live.now = kT0 + 10;
+  live.set_now(kT0 + 10);
   s = live.PostEvents(node, json::array()).scope;
   EXPECT_EQ(s.job, "job-s");
   EXPECT_EQ(s.since, kT0 + 5);
   EXPECT_EQ(s.report_s, 1);
   EXPECT_TRUE(std::isnan(s.flush));
   // A person returned the host during the job: the window opens at the return.
-  live.now = kT0 + 15;
+  live.set_now(kT0 + 15);
   live.SetState(node, store::HostState::kIsolated);
-  live.now = kT0 + 20;
+  live.set_now(kT0 + 20);
   live.Return(node);
   EXPECT_EQ(live.PostEvents(node, json::array()).scope.since, kT0 + 20);
   live.Heartbeat(node, kT0);  // its agent is known
-  live.now = kT0 + 30;
+  live.set_now(kT0 + 30);
   const std::string id = live.End("job-s");
   s = live.PostEvents(node, json::array()).scope;
   EXPECT_TRUE(s.job.empty());
@@ -443,20 +447,20 @@ TEST(LiveScope, TheIsolationLimitCountsAWindowAndSurvivesARestart) {
   int job = 0;
   auto fault_on = [&](Live& l, size_t host) {
     const std::string id = fmt::format("job-{}", ++job);
-    l.StartJob(id, hosts, l.now);
-    l.now += 10;
-    l.PostEvents(hosts[host], json::array({LineEvent(hosts[host], SourceKind::kKernel, kXid79, id + "-x", l.now, id)}));
+    l.StartJob(id, hosts, l.now());
+    l.set_now(l.now() + 10);
+    l.PostEvents(hosts[host], json::array({LineEvent(hosts[host], SourceKind::kKernel, kXid79, id + "-x", l.now(), id)}));
     l.Run();
     std::vector<store::Incident> incs = l.Incidents(id);
     EXPECT_EQ(incs.size(), 1u);
-    l.now += 10;
+    l.set_now(l.now() + 10);
     l.End(id, "done");
     l.Run();
     return incs.empty() ? store::Incident() : incs[0];
   };
   EXPECT_EQ(fault_on(*live, 1).actions.size(), 1u);
   EXPECT_EQ(live->Host(hosts[1]).state, store::HostState::kIsolated);
-  live->now += 600;
+  live->set_now(live->now() + 600);
   EXPECT_TRUE(fault_on(*live, 2).actions.empty());
   EXPECT_EQ(live->Host(hosts[2]).state, store::HostState::kHeld);
   EXPECT_NE(live->Host(hosts[2]).reason.find("--max-isolate-share"), std::string::npos) << live->Host(hosts[2]).reason;
@@ -466,14 +470,14 @@ TEST(LiveScope, TheIsolationLimitCountsAWindowAndSurvivesARestart) {
 
   // A controller started again on the store counts the same isolations.
   auto dir = live->dir();
-  const double now = live->now + 600;
+  const double now = live->now() + 600;
   live.reset();
   Live again(Live::Options(), dir);
-  again.now = now;
+  again.set_now(now);
   EXPECT_TRUE(fault_on(again, 3).actions.empty());
   EXPECT_EQ(again.Host(hosts[3]).state, store::HostState::kHeld);
   // An hour after the first isolation it counts no more.
-  again.now = kT0 + 3700;
+  again.set_now(kT0 + 3700);
   EXPECT_EQ(fault_on(again, 4).actions.size(), 1u);
   EXPECT_EQ(again.Host(hosts[4]).state, store::HostState::kIsolated);
 }

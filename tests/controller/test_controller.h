@@ -11,6 +11,7 @@
 #include "agent_sim.h"
 #include "controller/controller.h"
 #include "controller/http_api.h"
+#include "env/env.h"
 #include "gen/scenarios.h"
 #include "scratch_dir.h"
 
@@ -58,6 +59,10 @@ class TestController {
 
 // Polls `done` every 20 ms until it holds or `timeout` passed.
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+// The real wall clock, epoch seconds: what a controller started without a test Env
+// decides by (the times these tests post must be near it).
+inline double WallNow() { return Env::Default()->NowEpochSeconds(); }
 
 // Waits until the decision loop has completed `passes` passes that began once `after` had
 // passed from now. A test asserts that something did NOT happen only after this: a sleep

@@ -14,6 +14,11 @@ TEST(RecordsTest, EveryNameParsesBackToItsValue) {
   for (Trigger t : {Trigger::kJobFailed, Trigger::kJobHung, Trigger::kCclStall, Trigger::kSlow, Trigger::kManual})
     EXPECT_EQ(ParseTrigger(ToString(t)), t);
   for (ChangedBy b : {ChangedBy::kDecision, ChangedBy::kPerson}) EXPECT_EQ(ParseChangedBy(ToString(b)), b);
+  for (ActionOp o : {ActionOp::kDrain, ActionOp::kResume, ActionOp::kAnnotate}) EXPECT_EQ(ParseActionOp(ToString(o)), o);
+  for (ActionBackend b : {ActionBackend::kNone, ActionBackend::kSlurm, ActionBackend::kKubernetes, ActionBackend::kExec})
+    EXPECT_EQ(ParseActionBackend(ToString(b)), b);
+  for (ActionResult r : {ActionResult::kPending, ActionResult::kRecorded, ActionResult::kOk, ActionResult::kFailed})
+    EXPECT_EQ(ParseActionResult(ToString(r)), r);
   EXPECT_EQ(ToString(HostState::kInService), "in_service");
   EXPECT_EQ(ToString(Trigger::kCclStall), "ccl_stall");
 }
@@ -24,6 +29,9 @@ TEST(RecordsTest, UnknownNamesDoNotParse) {
   EXPECT_FALSE(ParseJobState("crashed"));
   EXPECT_FALSE(ParseTrigger("job_failed "));
   EXPECT_FALSE(ParseChangedBy("robot"));
+  EXPECT_FALSE(ParseActionOp("reboot"));
+  EXPECT_FALSE(ParseActionBackend("SLURM"));
+  EXPECT_FALSE(ParseActionResult("cancelled"));
 }
 
 }  // namespace

@@ -138,8 +138,8 @@ TEST_P(HostsTest, ADecisionLeavesAHeldHostAlone) {
     Action a;
     a.key = inc.id + "/drain/" + host;
     a.host = host;
-    a.op = "drain";
-    a.backend = "slurm";
+    a.op = ActionOp::kDrain;
+    a.backend = ActionBackend::kSlurm;
     d.actions.push_back(a);
   }
   DecisionOutcome outcome;

@@ -5,6 +5,9 @@
 #include <set>
 #include <thread>
 
+#include <sqlite3.h>
+
+#include "scratch_dir.h"
 #include "store_fixture.h"
 
 namespace aegis::store::test {
@@ -31,8 +34,8 @@ Decision IsolateDecision(const std::string& incident, const std::string& host, c
   Action drain;
   drain.key = incident + "/drain/" + host + "/" + by;
   drain.host = host;
-  drain.op = "drain";
-  drain.backend = "slurm";
+  drain.op = ActionOp::kDrain;
+  drain.backend = ActionBackend::kSlurm;
   drain.dry_run = true;
   d.actions = {drain};
   return d;
@@ -122,11 +125,11 @@ TEST_P(IncidentsTest, ADecisionAppliesOnceWithItsHostsAndActions) {
   ASSERT_EQ(got.actions.size(), 1u);
   EXPECT_EQ(got.actions[0].key, d.actions[0].key);
   EXPECT_EQ(got.actions[0].incident, inc.id);
-  EXPECT_EQ(got.actions[0].op, "drain");
-  EXPECT_EQ(got.actions[0].backend, "slurm");
+  EXPECT_EQ(got.actions[0].op, ActionOp::kDrain);
+  EXPECT_EQ(got.actions[0].backend, ActionBackend::kSlurm);
   EXPECT_TRUE(got.actions[0].dry_run);
   EXPECT_EQ(got.actions[0].at, 200);  // the decision's time when the action gives none
-  EXPECT_EQ(got.actions[0].result, "pending");
+  EXPECT_EQ(got.actions[0].result, ActionResult::kPending);
 
   HostRecord host;
   ASSERT_TRUE(store->GetHost("node-7", &host).ok());
@@ -262,47 +265,47 @@ TEST_P(IncidentsTest, ActionsAreRecordedOncePerKeyAndTheirResultsUpdated) {
   a.key = "inc-1/annotate/node-1";
   a.incident = inc.id;
   a.host = "node-1";
-  a.op = "annotate";
-  a.backend = "kubernetes";
+  a.op = ActionOp::kAnnotate;
+  a.backend = ActionBackend::kKubernetes;
   a.at = 500;
   bool inserted = false;
   ASSERT_TRUE(store->RecordAction(a, &inserted).ok());
   EXPECT_TRUE(inserted);
   Action changed = a;
-  changed.op = "drain";
-  changed.result = "ok";
+  changed.op = ActionOp::kDrain;
+  changed.result = ActionResult::kOk;
   ASSERT_TRUE(store->RecordAction(changed, &inserted).ok());
   EXPECT_FALSE(inserted);
 
   Action got;
   ASSERT_TRUE(store->GetAction(a.key, &got).ok());
-  EXPECT_EQ(got.op, "annotate");
-  EXPECT_EQ(got.result, "pending");
+  EXPECT_EQ(got.op, ActionOp::kAnnotate);
+  EXPECT_EQ(got.result, ActionResult::kPending);
   EXPECT_EQ(got.updated_at, 500);
 
   Action manual;  // outside any incident: a person's request
   manual.key = "resume/node-1/by-alice";
   manual.host = "node-1";
-  manual.op = "resume";
-  manual.backend = "none";
+  manual.op = ActionOp::kResume;
+  manual.backend = ActionBackend::kNone;
   manual.at = 400;
   ASSERT_TRUE(store->RecordAction(manual, &inserted).ok());
   std::vector<Action> pending;
-  ASSERT_TRUE(store->ActionsWithResult("pending", 10, &pending).ok());
+  ASSERT_TRUE(store->ActionsWithResult(ActionResult::kPending, 10, &pending).ok());
   ASSERT_EQ(pending.size(), 2u);
   EXPECT_EQ(pending[0].key, manual.key);  // oldest first
   EXPECT_TRUE(pending[0].incident.empty());
 
-  ASSERT_TRUE(store->UpdateActionResult(a.key, "failed", "scontrol: node busy", 600).ok());
+  ASSERT_TRUE(store->UpdateActionResult(a.key, ActionResult::kFailed, "scontrol: node busy", 600).ok());
   ASSERT_TRUE(store->GetAction(a.key, &got).ok());
-  EXPECT_EQ(got.result, "failed");
+  EXPECT_EQ(got.result, ActionResult::kFailed);
   EXPECT_EQ(got.detail, "scontrol: node busy");
   EXPECT_EQ(got.at, 500);
   EXPECT_EQ(got.updated_at, 600);
-  ASSERT_TRUE(store->ActionsWithResult("pending", 10, &pending).ok());
+  ASSERT_TRUE(store->ActionsWithResult(ActionResult::kPending, 10, &pending).ok());
   EXPECT_EQ(pending.size(), 1u);
 
-  EXPECT_TRUE(store->UpdateActionResult("no-such-key", "ok", "", 700).IsNotFound());
+  EXPECT_TRUE(store->UpdateActionResult("no-such-key", ActionResult::kOk, "", 700).IsNotFound());
   EXPECT_TRUE(store->GetAction("no-such-key", &got).IsNotFound());
   Action orphan = a;
   orphan.key = "orphan";
@@ -312,6 +315,33 @@ TEST_P(IncidentsTest, ActionsAreRecordedOncePerKeyAndTheirResultsUpdated) {
   bad.key = "bad";
   bad.host.clear();
   EXPECT_TRUE(store->RecordAction(bad, &inserted).IsInvalidArgument());
+}
+
+// A row this build cannot name (a later release's result, a hand edit) is an error that
+// names the column and the value, not an action with a made-up result.
+TEST(ActionRows, AnUnknownResultIsReportedNotGuessed) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/aegis.db";
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open("sqlite:" + path, &store).ok());
+  Action a;
+  a.key = "resume/node-1/by-alice";
+  a.host = "node-1";
+  a.op = ActionOp::kResume;
+  a.at = 400;
+  bool inserted = false;
+  ASSERT_TRUE(store->RecordAction(a, &inserted).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE actions SET result = 'cancelled'", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  Action got;
+  const Status st = store->GetAction(a.key, &got);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("actions.result: unknown value \"cancelled\""), std::string::npos) << st.message();
+  std::vector<Action> listed;
+  EXPECT_EQ(store->ActionsWithResult(ActionResult::kPending, 10, &listed).code(), Status::Code::kOk);  // not this one
+  EXPECT_TRUE(listed.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, IncidentsTest, ::testing::Values(Backend::kSqlite, Backend::kPostgres),

@@ -15,7 +15,7 @@ class JournaldInput : public Source {
   explicit JournaldInput(const SourceContext& ctx)
       : Source("journald"),
         poll_s_(ctx.config->poll_s),
-        reader_(ctx.config->journalctl, NodeLogTarget(ctx.config->node, SourceKind::kKernel, ctx.kernel_lines),
+        reader_(ctx.config->journalctl, NodeLogTarget(ctx.config->node, SourceKind::kKernel, ctx.kernel_lines, ctx.config->env),
                 ctx.rules, ctx.out, ctx.counters, &ctx.state->journal) {}
 
   int fd() const override { return reader_.fd(); }

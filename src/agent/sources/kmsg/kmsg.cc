@@ -13,6 +13,7 @@
 #include "agent/log.h"
 #include "bundle/bundle_reader.h"
 #include "common/text.h"
+#include "env/env.h"
 
 namespace aegis::agent {
 
@@ -128,7 +129,9 @@ KmsgSource::KmsgSource(std::string path, std::string boot_id_path, LogTarget tar
   for (char c : boot)
     if (std::isxdigit(static_cast<unsigned char>(c))) tag += c;
   boot_tag_ = tag.empty() ? "unknown" : tag.substr(0, 16);
-  boot_epoch_ = NowEpoch() - MonotonicNow();
+  // The system's clocks, whatever the agent's Env: records carry the kernel's own uptime
+  // (CLOCK_MONOTONIC), dated here by when this boot began on the wall clock.
+  boot_epoch_ = Env::Default()->NowEpochSeconds() - MonotonicNow();
   next_seq_ = state_->cp.pos.offset;
   have_seq_ = next_seq_ > 0;
   stream_ = std::make_unique<KernelRecordStream>(target_, rules_, out_, counters_, state_->cp, [this](const TrackedEvent& t) {

@@ -19,7 +19,7 @@ class KmsgInput : public Source {
       : Source("kmsg"),
         poll_s_(ctx.config->poll_s),
         reader_(ctx.config->kmsg_path, ctx.config->boot_id_path,
-                NodeLogTarget(ctx.config->node, SourceKind::kKernel, ctx.kernel_lines), ctx.rules, ctx.out,
+                NodeLogTarget(ctx.config->node, SourceKind::kKernel, ctx.kernel_lines, ctx.config->env), ctx.rules, ctx.out,
                 ctx.counters, &ctx.state->kmsg) {}
 
   int fd() const override { return reader_.fd(); }

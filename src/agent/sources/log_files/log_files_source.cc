@@ -9,14 +9,14 @@ namespace aegis::agent {
 
 void RegisterLogFileSources(SourceRegistry* r) {
   (void)r->Register("kernel_file", [](const SourceContext& ctx, std::unique_ptr<Source>* out) {
-    const LogTarget target = NodeLogTarget(ctx.config->node, SourceKind::kKernel, ctx.kernel_lines);
+    const LogTarget target = NodeLogTarget(ctx.config->node, SourceKind::kKernel, ctx.kernel_lines, ctx.config->env);
     *out = std::make_unique<FileSource>("kernel_file", ctx, std::vector<std::string>{ctx.config->kernel_log},
                                         &ctx.state->kernel_files,
                                         MakeLogConsumerFactory(target, ctx.rules, ctx.out, ctx.counters));
     return Status::Ok();
   });
   (void)r->Register("train_logs", [](const SourceContext& ctx, std::unique_ptr<Source>* out) {
-    const LogTarget target = NodeLogTarget(ctx.config->node, SourceKind::kTrain, ctx.train_lines);
+    const LogTarget target = NodeLogTarget(ctx.config->node, SourceKind::kTrain, ctx.train_lines, ctx.config->env);
     *out = std::make_unique<FileSource>("train_logs", ctx, ctx.config->train_logs, &ctx.state->train_files,
                                         MakeLogConsumerFactory(target, ctx.rules, ctx.out, ctx.counters));
     return Status::Ok();
