@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "logs/line_prefix.h"
+#include "sources/source_harness.h"
 #include "test_support.h"
 
 namespace aegis::agent {
@@ -138,6 +139,24 @@ TEST(JournaldSource, MissingJournalctlIsSaidAndRetriedLater) {
   EXPECT_EQ(src.fd(), -1);
   src.Poll(2);
   EXPECT_EQ(src.fd(), -1);
+}
+
+// The adapter the loop drives (journald_source.cc), built through the registry: a start
+// that fails is a failed pass, tried again a minute later (the idle flush meanwhile runs
+// every poll_s).
+TEST(JournaldInput, AJournalctlThatCannotStartFailsItsPasses) {
+  ScratchDir d;
+  testing::SourceHarness h(d);
+  h.config.journalctl = d / "no-journalctl";
+  h.config.poll_s = 2;
+  auto s = h.Create("journald");
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->Poll({0, 1000, false}).failed);
+  EXPECT_EQ(s->fd(), -1);
+  EXPECT_EQ(s->due(), 2);
+  EXPECT_FALSE(s->Poll({2, 1002, false}).failed);
+  EXPECT_FALSE(s->Poll({30, 1030, true}).failed);
+  EXPECT_TRUE(s->Poll({60, 1060, false}).failed);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "logs/line_prefix.h"
+#include "sources/source_harness.h"
 #include "test_support.h"
 
 namespace aegis::agent {
@@ -125,6 +126,50 @@ TEST(KmsgSource, ClassifiesRecordsAndResumesAfterTheLastSequenceNumber) {
     ASSERT_EQ(evs.size(), 2u);
     EXPECT_EQ(evs[0]["id"], "node-0007:kernel:kmsg-0a0a0a0a11112222:1873");
   }
+}
+
+// The adapter the loop drives (kmsg_source.cc), built through the registry.
+TEST(KmsgInput, AnUnopenableDeviceFailsOnePassAMinuteAndIdleFlushesMeanwhile) {
+  ScratchDir d;
+  testing::SourceHarness h(d);
+  h.config.kmsg_path = d / "no-such-kmsg";
+  h.config.boot_id_path = d / "boot_id";
+  h.config.poll_s = 1;
+  auto s = h.Create("kmsg");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->fd(), -1);
+  EXPECT_EQ(s->due(), 0);
+  EXPECT_TRUE(s->Poll({0, 1000, false}).failed);
+  EXPECT_EQ(s->due(), 1);  // the reader's idle flush comes before the next try
+  EXPECT_FALSE(s->Poll({1, 1001, false}).failed);
+  EXPECT_FALSE(s->Poll({59.5, 1059.5, true}).failed);  // a flush does not try again either
+  EXPECT_TRUE(s->Poll({60, 1060, false}).failed);
+}
+
+TEST(KmsgInput, OpensReadsAndEmitsOnAFlush) {
+  ScratchDir d;
+  WriteFile(d / "boot_id", "5f2c9d1e-0b7a-4c1e-9a51-3f1f2d6c8e10\n");
+  // One record: a regular file gives it whole in one read, as the device gives one record.
+  WriteFile(d / "kmsg", "4,1873,8421113902,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.");
+  testing::SourceHarness h(d);
+  h.config.kmsg_path = d / "kmsg";
+  h.config.boot_id_path = d / "boot_id";
+  auto s = h.Create("kmsg");
+  ASSERT_TRUE(s);
+  const SourcePass opened = s->Poll({0, 1000, false});
+  EXPECT_FALSE(opened.failed);
+  EXPECT_TRUE(opened.more);  // read at once
+  ASSERT_GE(s->fd(), 0);
+  EXPECT_FALSE(s->OnReadable(0).more);  // the whole file, then nothing
+  EXPECT_TRUE(h.Take().empty()) << "held back for continuation lines";
+  s->Poll({0.5, 1000.5, true});
+  s->Flush();
+  const auto evs = h.Take();
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0]["rule"], "xid-79");
+  EXPECT_EQ(evs[0]["id"], "node-0007:kernel:kmsg-5f2c9d1e0b7a4c1e:1873");
+  s->SaveState();
+  EXPECT_EQ(h.state.kmsg.cp.pos.offset, 1874u);  // resumes after the record's sequence number
 }
 
 }  // namespace
