@@ -134,9 +134,9 @@ Status ForEachEvent(store::Store& store, store::EventRange range, const std::fun
 
 Status ExportBundle(store::Store& store, const Rules& rules, const std::string& id, const ExportOptions& options,
                     ordered_json* out) {
-  store::Incident inc;
+  store::IncidentRecord inc;
   if (Status s = store.GetIncident(id, &inc); !s.ok()) return s;
-  store::Job job;
+  store::JobRecord job;
   if (Status s = store.GetJob(inc.job, &job); !s.ok()) return s;
   std::string topology_text;
   double topology_at = NAN;

@@ -106,7 +106,7 @@ Status Controller::Ingest(const EventBatch& batch, IngestResult* result) {
 Status Controller::StartJob(const JobStart& start, bool* created) {
   *created = false;
   const double now = env_->NowEpochSeconds();
-  store::Job existing;
+  store::JobRecord existing;
   Status s = store_->GetJob(start.job.id, &existing);
   if (s.ok()) {
     if (existing.state != store::JobState::kRunning)
@@ -115,7 +115,7 @@ Status Controller::StartJob(const JobStart& start, bool* created) {
     return Status::Ok();  // started again: the first start stands
   }
   if (!s.IsNotFound()) return s;
-  store::Job job;
+  store::JobRecord job;
   job.id = start.job.id;
   job.state = store::JobState::kRunning;
   job.body = start.body;
@@ -133,7 +133,7 @@ Status Controller::StartJob(const JobStart& start, bool* created) {
 
 Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult* out) {
   const double now = env_->NowEpochSeconds();
-  store::Job job;
+  store::JobRecord job;
   if (Status s = store_->GetJob(id, &job); !s.ok()) return s.IsNotFound() ? Status::NotFound("no job " + id) : s;
   out->job = id;
   out->state = end.state;
@@ -147,7 +147,7 @@ Status Controller::EndJob(const std::string& id, const JobEnd& end, EndJobResult
   // running job with an incident (decided as if the job had ended), never an ended job
   // that nobody looks at.
   if (trigger) {
-    store::Incident inc;
+    store::IncidentRecord inc;
     bool created = false;
     if (Status s = store_->OpenIncident({id, *trigger, now, ""}, &inc, &created); !s.ok()) return s;
     if (created) ++health_.incidents_opened;
@@ -201,7 +201,7 @@ Status Controller::SetHostState(const std::string& host, const HostStateRequest&
   if (Status s = store_->SetHostState(change, changed); !s.ok()) return s;
   if (*changed) {
     const std::string prefix = "manual/" + FormatIsoTime(now) + "/" + std::to_string(static_cast<long long>(now * 1e6) % 1000000);
-    for (store::Action& a : ManualActions(host, before.state, request.state, prefix, now, options_.dry_run, options_.actions)) {
+    for (store::ActionRecord& a : ManualActions(host, before.state, request.state, prefix, now, options_.dry_run, options_.actions)) {
       a.incident = request.incident;
       bool inserted = false;
       if (Status s = store_->RecordAction(a, &inserted); !s.ok()) return s;

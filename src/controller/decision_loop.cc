@@ -325,7 +325,7 @@ void DecisionLoop::Route(const wire::DecodedEvent& e, double received_at, double
 
 // --- jobs and incidents ---
 
-Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob** out) {
+Status DecisionLoop::BuildLiveJob(const store::JobRecord& record, double now, LiveJob** out) {
   Job model;
   if (Status s = ParseJob(record.body, &model, nullptr); !s.ok()) return Status::Corruption("stored job " + record.id + ": " + s.message());
   model.id = record.id;
@@ -394,7 +394,7 @@ Status DecisionLoop::BuildLiveJob(const store::Job& record, double now, LiveJob*
 
 LiveJob* DecisionLoop::EnsureLiveJob(const std::string& id, double now) {
   if (auto it = live_.find(id); it != live_.end()) return it->second.get();
-  store::Job record;
+  store::JobRecord record;
   Status s = store_->GetJob(id, &record);
   if (!s.ok()) {
     if (!s.IsNotFound()) StoreError("reading a job", s);
@@ -409,10 +409,10 @@ LiveJob* DecisionLoop::EnsureLiveJob(const std::string& id, double now) {
 }
 
 Status DecisionLoop::ReconcileJobs(double now) {
-  std::vector<store::Job> running;
+  std::vector<store::JobRecord> running;
   if (Status s = store_->ListJobs(store::JobState::kRunning, &running); !s.ok()) return s;
   std::set<std::string> ids;
-  for (const store::Job& r : running) {
+  for (const store::JobRecord& r : running) {
     ids.insert(r.id);
     if (!live_.count(r.id)) {
       LiveJob* job = nullptr;
@@ -429,7 +429,7 @@ Status DecisionLoop::ReconcileJobs(double now) {
     bool referenced = false;
     for (const auto& [inc, p] : pending_) referenced = referenced || p.job == id;
     if (referenced) continue;
-    store::Job record;
+    store::JobRecord record;
     Status s = store_->GetJob(id, &record);
     if (!s.ok() && !s.IsNotFound()) return s;
     if (s.ok()) live_[id]->SetEnded(std::isnan(record.ended_at) ? now : record.ended_at, record.updated_at);
@@ -441,7 +441,7 @@ Status DecisionLoop::ReconcileJobs(double now) {
       live_.erase(id);
       continue;
     }
-    store::Incident inc;
+    store::IncidentRecord inc;
     bool created = false;
     const double at = std::isnan(record.ended_at) ? now : record.ended_at;
     if (Status o = store_->OpenIncident({id, *trigger, at, ""}, &inc, &created); !o.ok()) return o;
@@ -455,9 +455,9 @@ Status DecisionLoop::ReconcileJobs(double now) {
 Status DecisionLoop::ReconcileIncidents(double now) {
   store::IncidentFilter filter;
   filter.undecided_only = true;
-  std::vector<store::Incident> open;
+  std::vector<store::IncidentRecord> open;
   if (Status s = store_->ListIncidents(filter, &open); !s.ok()) return s;
-  for (const store::Incident& inc : open) {
+  for (const store::IncidentRecord& inc : open) {
     if (pending_.count(inc.id)) continue;
     if (!EnsureLiveJob(inc.job, now)) continue;
     const bool own = inc.trigger == store::Trigger::kCclStall || inc.trigger == store::Trigger::kCriticalError ||
@@ -517,7 +517,7 @@ void DecisionLoop::DecidePending(double now) {
 Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, bool complete,
                                     const std::vector<std::string>& silent, double now) {
   LiveJob* job = live_.at(p.job).get();
-  store::Job record;
+  store::JobRecord record;
   Status s = store_->GetJob(p.job, &record);
   if (!s.ok() && !s.IsNotFound()) return s;
   const bool ended = s.ok() && record.state != store::JobState::kRunning;
@@ -594,7 +594,7 @@ Status DecisionLoop::DecideIncident(const std::string& id, const Pending& p, boo
 }
 
 Status DecisionLoop::OpenOwnIncident(const std::string& job, store::Trigger trigger, double now) {
-  store::Incident inc;
+  store::IncidentRecord inc;
   bool created = false;
   if (Status s = store_->OpenIncident({job, trigger, now, ""}, &inc, &created); !s.ok()) return s;
   if (created) {
@@ -650,7 +650,7 @@ Status DecisionLoop::RefreshReturns(double now) {
     if (ReturnsDuring(window, history) != job->job().not_before) moved.push_back(id);
   }
   for (const std::string& id : moved) {
-    store::Job record;
+    store::JobRecord record;
     if (Status s = store_->GetJob(id, &record); !s.ok()) return s.IsNotFound() ? Status::Ok() : s;
     live_.erase(id);
     LiveJob* rebuilt = nullptr;

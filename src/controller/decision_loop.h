@@ -93,7 +93,7 @@ class DecisionLoop {
   Status RefreshReturns(double now);
   Status ReconcileJobs(double now);
   Status ReconcileIncidents(double now);
-  Status BuildLiveJob(const store::Job& record, double now, LiveJob** out);
+  Status BuildLiveJob(const store::JobRecord& record, double now, LiveJob** out);
   LiveJob* EnsureLiveJob(const std::string& id, double now);
   void DecidePending(double now);
   // Hosts whose agent is known and has not reported since `since`: `silent` ones (no post

@@ -19,12 +19,12 @@ std::string ActionKey(const std::string& prefix, store::ActionOp op, const std::
   return key;
 }
 
-std::vector<store::Action> Drains(const std::string& incident, const std::string& host, store::ActionOp op,
+std::vector<store::ActionRecord> Drains(const std::string& incident, const std::string& host, store::ActionOp op,
                                   double now, bool dry_run, const std::vector<ActionTarget>& targets) {
   using store::ActionBackend;
-  std::vector<store::Action> out;
+  std::vector<store::ActionRecord> out;
   auto one = [&](ActionBackend backend) {
-    store::Action a;
+    store::ActionRecord a;
     a.key = ActionKey(incident, op, host, backend);
     a.incident = incident;
     a.host = host;
@@ -158,7 +158,7 @@ size_t IsolationBudget(double max_isolate_share, size_t topology_hosts) {
   return std::max<size_t>(1, static_cast<size_t>(allowed));
 }
 
-std::vector<store::Action> ManualActions(const std::string& host, store::HostState from, store::HostState to,
+std::vector<store::ActionRecord> ManualActions(const std::string& host, store::HostState from, store::HostState to,
                                          const std::string& key_prefix, double now, bool dry_run,
                                          const std::vector<ActionTarget>& backends) {
   std::optional<store::ActionOp> op;

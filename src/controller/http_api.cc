@@ -192,7 +192,7 @@ void HttpApi::Routes() {
       state = store::ParseJobState(req.get_param_value("state"));
       if (!state) return ReplyError(res, 400, "state must be one of running, failed, hung, slow, done");
     }
-    std::vector<store::Job> jobs;
+    std::vector<store::JobRecord> jobs;
     if (Status st = c->store().ListJobs(state, &jobs); !st.ok()) return ReplyStatus(res, st);
     ordered_json list = ordered_json::array();
     for (const auto& job : jobs) {
@@ -206,7 +206,7 @@ void HttpApi::Routes() {
     ReplyJson(res, 200, list);
   }));
   s.Get(R"(/api/v1/jobs/([^/]+))", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
-    store::Job job;
+    store::JobRecord job;
     if (Status st = c->store().GetJob(req.matches[1].str(), &job); !st.ok()) return ReplyStatus(res, st);
     Send(res, 200, job.body + "\n");
   }));
@@ -273,7 +273,7 @@ void HttpApi::Routes() {
     ReplyJson(res, 200, list);
   }));
   s.Get(R"(/api/v1/incidents/([^/]+))", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {
-    store::Incident inc;
+    store::IncidentRecord inc;
     if (Status st = c->store().GetIncident(req.matches[1].str(), &inc); !st.ok())
       return ReplyStatus(res, st.IsNotFound() ? Status::NotFound("no incident " + req.matches[1].str()) : st);
     ReplyJson(res, 200, IncidentJson(inc, true));

@@ -44,16 +44,16 @@ Status NodeDirectory::ScopeOf(const std::string& node, NodeScope* out) {
 }
 
 Status NodeDirectory::RefreshLocked(double now) {
-  std::vector<store::Job> running;
+  std::vector<store::JobRecord> running;
   if (Status s = store_->ListJobs(store::JobState::kRunning, &running); !s.ok()) return s;
   store::IncidentFilter filter;
   filter.undecided_only = true;
-  std::vector<store::Incident> open;
+  std::vector<store::IncidentRecord> open;
   if (Status s = store_->ListIncidents(filter, &open); !s.ok()) return s;
 
   std::vector<Job> jobs;
   double earliest = INFINITY;
-  for (const store::Job& r : running) {
+  for (const store::JobRecord& r : running) {
     Job j;
     if (!ParseJob(r.body, &j, nullptr).ok()) continue;
     j.id = r.id;
@@ -80,10 +80,10 @@ Status NodeDirectory::RefreshLocked(double now) {
   // Undecided incidents: their jobs' hosts flush up to the incident's opening.
   std::map<std::string, std::vector<std::string>> hosts_of;
   for (const Job& j : jobs) hosts_of[j.id] = j.hosts;
-  for (const store::Incident& inc : open) {
+  for (const store::IncidentRecord& inc : open) {
     auto it = hosts_of.find(inc.job);
     if (it == hosts_of.end()) {
-      store::Job record;
+      store::JobRecord record;
       Status s = store_->GetJob(inc.job, &record);
       if (s.IsNotFound()) continue;
       if (!s.ok()) return s;

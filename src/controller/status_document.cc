@@ -23,7 +23,7 @@ ordered_json HostJson(const store::HostRecord& h) {
   return j;
 }
 
-ordered_json ActionJson(const store::Action& a) {
+ordered_json ActionJson(const store::ActionRecord& a) {
   ordered_json j;
   j["host"] = a.host;
   j["do"] = store::ToString(a.op);
@@ -34,7 +34,7 @@ ordered_json ActionJson(const store::Action& a) {
   return j;
 }
 
-ordered_json IncidentJson(const store::Incident& inc, bool detail) {
+ordered_json IncidentJson(const store::IncidentRecord& inc, bool detail) {
   ordered_json j;
   j["id"] = inc.id;
   j["job"] = inc.job;
@@ -47,7 +47,7 @@ ordered_json IncidentJson(const store::Incident& inc, bool detail) {
   }
   j["verdict"] = std::move(verdict);
   j["actions"] = ordered_json::array();
-  for (const store::Action& a : inc.actions) {
+  for (const store::ActionRecord& a : inc.actions) {
     ordered_json aj = ActionJson(a);
     if (detail) {
       aj["key"] = a.key;
@@ -92,7 +92,7 @@ Status HostDocument(store::Store& store, const std::string& host, ordered_json* 
 }
 
 Status IncidentsDocument(store::Store& store, const store::IncidentFilter& filter, ordered_json* out) {
-  std::vector<store::Incident> incidents;
+  std::vector<store::IncidentRecord> incidents;
   if (Status s = store.ListIncidents(filter, &incidents); !s.ok()) return s;
   *out = ordered_json::array();
   for (const auto& inc : incidents) out->push_back(IncidentJson(inc, false));

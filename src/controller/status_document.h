@@ -16,9 +16,9 @@ namespace aegis::controller {
 using ordered_json = nlohmann::ordered_json;
 
 ordered_json HostJson(const store::HostRecord& h);
-ordered_json ActionJson(const store::Action& a);
+ordered_json ActionJson(const store::ActionRecord& a);
 // `detail` adds the trigger, who decided, and each action's key and detail.
-ordered_json IncidentJson(const store::Incident& inc, bool detail);
+ordered_json IncidentJson(const store::IncidentRecord& inc, bool detail);
 
 Status StatusDocument(store::Store& store, size_t max_incidents, ordered_json* out);
 Status HostsDocument(store::Store& store, ordered_json* out);

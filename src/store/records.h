@@ -95,7 +95,7 @@ struct EventRange {
 
 inline double RangeTime(const Event& e) { return std::isnan(e.at) ? e.received_at : e.at; }
 
-struct Job {
+struct JobRecord {
   std::string id;
   JobState state = JobState::kRunning;
   std::string body;  // the job.json text
@@ -105,7 +105,7 @@ struct Job {
 };
 
 // An action the controller takes (or, in dry-run, only records) on a host.
-struct Action {
+struct ActionRecord {
   std::string key;       // idempotency key, e.g. "inc-42/drain/node-7": recorded once
   std::string incident;  // empty for an action outside any incident
   std::string host;
@@ -118,7 +118,7 @@ struct Action {
   double updated_at = NAN;         // when `result` last changed (reads only)
 };
 
-struct Incident {
+struct IncidentRecord {
   std::string id;  // "inc-42" when the store assigns it
   std::string job;
   Trigger trigger = Trigger::kJobFailed;
@@ -126,7 +126,7 @@ struct Incident {
   double decided_at = NAN;  // NaN until decided
   std::string verdict;      // the verdict JSON text; empty until decided
   std::string decided_by;   // the deciding controller's name; empty until decided
-  std::vector<Action> actions;  // filled by reads, ordered by time then key
+  std::vector<ActionRecord> actions;  // filled by reads, ordered by time then key
   bool decided() const { return !std::isnan(decided_at); }
 };
 
@@ -188,7 +188,7 @@ struct Decision {
   double decided_at = NAN;
   std::string decided_by;  // the controller's name (e.g. "host:pid"); required
   std::vector<HostChange> hosts;  // at most one change per host
-  std::vector<Action> actions;    // their `incident` is set to this one
+  std::vector<ActionRecord> actions;  // their `incident` is set to this one
 };
 
 // What RecordDecision found: applied, or the decision that was already there.

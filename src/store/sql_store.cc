@@ -51,8 +51,8 @@ Status CheckEvent(const Event& e) {
                                                        : Status::InvalidArgument(std::move(msg));
 }
 
-Job JobFromRow(const SqlRows& r, size_t i) {
-  Job j;
+JobRecord JobFromRow(const SqlRows& r, size_t i) {
+  JobRecord j;
   j.id = r.Text(i, 0);
   j.state = ParseJobState(r.Text(i, 1)).value_or(JobState::kRunning);
   j.body = r.Text(i, 2);
@@ -267,7 +267,7 @@ Status SqlStore::PruneEvents(double received_before, size_t* deleted) {
 
 // --- jobs ---
 
-Status SqlStore::PutJob(const Job& job, bool* applied) {
+Status SqlStore::PutJob(const JobRecord& job, bool* applied) {
   *applied = false;
   Status st = CheckName("job id", job.id);
   if (st.ok()) st = CheckJson("job body", job.body);
@@ -290,7 +290,7 @@ Status SqlStore::PutJob(const Job& job, bool* applied) {
   return st;
 }
 
-Status SqlStore::GetJob(std::string_view id, Job* out) {
+Status SqlStore::GetJob(std::string_view id, JobRecord* out) {
   if (Status st = CheckName("job id", id); !st.ok()) return st;
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
@@ -303,7 +303,7 @@ Status SqlStore::GetJob(std::string_view id, Job* out) {
   });
 }
 
-Status SqlStore::ListJobs(std::optional<JobState> state, std::vector<Job>* out) {
+Status SqlStore::ListJobs(std::optional<JobState> state, std::vector<JobRecord>* out) {
   out->clear();
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;

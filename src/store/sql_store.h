@@ -32,20 +32,20 @@ class SqlStore final : public Store {
   Status EventsInRange(const EventRange& range, std::vector<Event>* out) override;
   Status PruneEvents(double received_before, size_t* deleted) override;
 
-  Status PutJob(const Job& job, bool* applied) override;
-  Status GetJob(std::string_view id, Job* out) override;
-  Status ListJobs(std::optional<JobState> state, std::vector<Job>* out) override;
+  Status PutJob(const JobRecord& job, bool* applied) override;
+  Status GetJob(std::string_view id, JobRecord* out) override;
+  Status ListJobs(std::optional<JobState> state, std::vector<JobRecord>* out) override;
 
-  Status OpenIncident(const IncidentOpening& opening, Incident* out, bool* created) override;
-  Status GetIncident(std::string_view id, Incident* out) override;
-  Status ListIncidents(const IncidentFilter& filter, std::vector<Incident>* out) override;
+  Status OpenIncident(const IncidentOpening& opening, IncidentRecord* out, bool* created) override;
+  Status GetIncident(std::string_view id, IncidentRecord* out) override;
+  Status ListIncidents(const IncidentFilter& filter, std::vector<IncidentRecord>* out) override;
   Status RecordDecision(const Decision& decision, DecisionOutcome* outcome) override;
 
-  Status RecordAction(const Action& action, bool* inserted) override;
+  Status RecordAction(const ActionRecord& action, bool* inserted) override;
   Status UpdateActionResult(std::string_view key, ActionResult result, std::string_view detail,
                             double at) override;
-  Status GetAction(std::string_view key, Action* out) override;
-  Status ActionsWithResult(ActionResult result, size_t limit, std::vector<Action>* out) override;
+  Status GetAction(std::string_view key, ActionRecord* out) override;
+  Status ActionsWithResult(ActionResult result, size_t limit, std::vector<ActionRecord>* out) override;
 
   Status RegisterHosts(std::span<const std::string> hosts, double at, size_t* added) override;
   Status SetHostState(const ManualHostChange& change, bool* changed) override;

@@ -24,8 +24,8 @@ Status Unreadable(std::string_view table, std::string_view column, const std::st
   return Status::Corruption(std::string(table) + "." + std::string(column) + ": unknown value \"" + value + "\"");
 }
 
-Status IncidentFromRow(const SqlRows& r, size_t i, Incident* out) {
-  Incident inc;
+Status IncidentFromRow(const SqlRows& r, size_t i, IncidentRecord* out) {
+  IncidentRecord inc;
   inc.id = r.Text(i, 0);
   inc.job = r.Text(i, 1);
   const std::string trigger = r.Text(i, 2);
@@ -40,8 +40,8 @@ Status IncidentFromRow(const SqlRows& r, size_t i, Incident* out) {
   return Status::Ok();
 }
 
-Status ActionFromRow(const SqlRows& r, size_t i, Action* out) {
-  Action a;
+Status ActionFromRow(const SqlRows& r, size_t i, ActionRecord* out) {
+  ActionRecord a;
   a.key = r.Text(i, 0);
   a.incident = r.Text(i, 1);
   a.host = r.Text(i, 2);
@@ -77,7 +77,7 @@ Status HostFromRow(const SqlRows& r, size_t i, HostRecord* out) {
   return Status::Ok();
 }
 
-Status CheckAction(const Action& a, bool need_incident_check = true) {
+Status CheckAction(const ActionRecord& a, bool need_incident_check = true) {
   Status st = CheckName("action key", a.key);
   if (st.ok() && need_incident_check && !a.incident.empty()) st = CheckName("action incident", a.incident);
   if (st.ok()) st = CheckName("action host", a.host);
@@ -86,7 +86,7 @@ Status CheckAction(const Action& a, bool need_incident_check = true) {
   return st;
 }
 
-Status InsertAction(SqlConnection& c, const Action& a, std::string_view incident, double at, int64_t* changed) {
+Status InsertAction(SqlConnection& c, const ActionRecord& a, std::string_view incident, double at, int64_t* changed) {
   return c.Exec("INSERT INTO actions (" + std::string(kActionColumns) +
                     ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $7) ON CONFLICT (key) DO NOTHING",
                 {SqlParam::Text(a.key), SqlParam::TextOrNull(incident), SqlParam::Text(a.host),
@@ -96,9 +96,9 @@ Status InsertAction(SqlConnection& c, const Action& a, std::string_view incident
 }
 
 // Fills the actions of every incident given, with one query per kIdsPerQuery incidents.
-Status LoadActions(SqlConnection& c, std::vector<Incident>* incidents) {
-  std::map<std::string, Incident*> by_id;
-  for (Incident& inc : *incidents) {
+Status LoadActions(SqlConnection& c, std::vector<IncidentRecord>* incidents) {
+  std::map<std::string, IncidentRecord*> by_id;
+  for (IncidentRecord& inc : *incidents) {
     inc.actions.clear();
     by_id[inc.id] = &inc;
   }
@@ -112,7 +112,7 @@ Status LoadActions(SqlConnection& c, std::vector<Incident>* incidents) {
                        params, &rows);
     if (!st.ok()) return st;
     for (size_t i = 0; i < rows.size(); ++i) {
-      Action a;
+      ActionRecord a;
       if (Status s = ActionFromRow(rows, i, &a); !s.ok()) return s;
       auto it = by_id.find(a.incident);
       if (it != by_id.end()) it->second->actions.push_back(std::move(a));
@@ -189,7 +189,7 @@ Status CheckDecision(const Decision& d) {
     if (!(st = CheckText("decision host reason", h.reason)).ok()) return st;
     if (!hosts.insert(h.host).second) return Status::InvalidArgument("decision: host " + h.host + " changed twice");
   }
-  for (const Action& a : d.actions) {
+  for (const ActionRecord& a : d.actions) {
     if (!(st = CheckAction(a, /*need_incident_check=*/false)).ok()) return st;
     if (!keys.insert(a.key).second) return Status::InvalidArgument("decision: action key " + a.key + " given twice");
   }
@@ -200,7 +200,7 @@ Status CheckDecision(const Decision& d) {
 
 // --- incidents ---
 
-Status SqlStore::OpenIncident(const IncidentOpening& o, Incident* out, bool* created) {
+Status SqlStore::OpenIncident(const IncidentOpening& o, IncidentRecord* out, bool* created) {
   *created = false;
   Status st = CheckName("incident job", o.job);
   if (st.ok()) st = CheckTime("incident opened_at", o.opened_at);
@@ -210,7 +210,7 @@ Status SqlStore::OpenIncident(const IncidentOpening& o, Incident* out, bool* cre
   const std::string select_existing =
       "SELECT " + std::string(kIncidentColumns) + " FROM incidents WHERE job = $1 AND triggered_by = $2";
   bool made = false;
-  std::vector<Incident> found(1);
+  std::vector<IncidentRecord> found(1);
   st = Transact(true, [&](SqlConnection& c) -> Status {
     made = false;
     SqlRows rows;
@@ -249,7 +249,7 @@ Status SqlStore::OpenIncident(const IncidentOpening& o, Incident* out, bool* cre
       if (!(s = IncidentFromRow(rows, 0, &found[0])).ok()) return s;
       return LoadActions(c, &found);
     }
-    found[0] = Incident();
+    found[0] = IncidentRecord();
     found[0].id = id;
     found[0].job = o.job;
     found[0].trigger = o.trigger;
@@ -263,7 +263,7 @@ Status SqlStore::OpenIncident(const IncidentOpening& o, Incident* out, bool* cre
   return Status::Ok();
 }
 
-Status SqlStore::GetIncident(std::string_view id, Incident* out) {
+Status SqlStore::GetIncident(std::string_view id, IncidentRecord* out) {
   if (Status st = CheckName("incident id", id); !st.ok()) return st;
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
@@ -271,7 +271,7 @@ Status SqlStore::GetIncident(std::string_view id, Incident* out) {
                        {SqlParam::Text(id)}, &rows);
     if (!st.ok()) return st;
     if (rows.empty()) return Status::NotFound("incident " + std::string(id));
-    std::vector<Incident> one(1);
+    std::vector<IncidentRecord> one(1);
     if (!(st = IncidentFromRow(rows, 0, &one[0])).ok()) return st;
     if (!(st = LoadActions(c, &one)).ok()) return st;
     *out = std::move(one[0]);
@@ -279,7 +279,7 @@ Status SqlStore::GetIncident(std::string_view id, Incident* out) {
   });
 }
 
-Status SqlStore::ListIncidents(const IncidentFilter& filter, std::vector<Incident>* out) {
+Status SqlStore::ListIncidents(const IncidentFilter& filter, std::vector<IncidentRecord>* out) {
   out->clear();
   if (!filter.job.empty())
     if (Status st = CheckName("incident filter job", filter.job); !st.ok()) return st;
@@ -296,7 +296,7 @@ Status SqlStore::ListIncidents(const IncidentFilter& filter, std::vector<Inciden
     SqlRows rows;
     Status st = c.Exec(sql, params, &rows);
     if (!st.ok()) return st;
-    std::vector<Incident> list(rows.size());
+    std::vector<IncidentRecord> list(rows.size());
     for (size_t i = 0; i < rows.size(); ++i)
       if (!(st = IncidentFromRow(rows, i, &list[i])).ok()) return st;
     if (!(st = LoadActions(c, &list)).ok()) return st;
@@ -341,7 +341,7 @@ Status SqlStore::RecordDecision(const Decision& d, DecisionOutcome* outcome) {
       checked.insert(h->host);
       if (is_held) held.insert(h->host);
     }
-    for (const Action& a : d.actions) {
+    for (const ActionRecord& a : d.actions) {
       if (checked.insert(a.host).second) {  // an action on a host the decision does not move
         SqlRows rows;
         if (!(s = c.Exec("SELECT state FROM hosts WHERE host = $1", {SqlParam::Text(a.host)}, &rows)).ok()) return s;
@@ -359,7 +359,7 @@ Status SqlStore::RecordDecision(const Decision& d, DecisionOutcome* outcome) {
 
 // --- actions ---
 
-Status SqlStore::RecordAction(const Action& a, bool* inserted) {
+Status SqlStore::RecordAction(const ActionRecord& a, bool* inserted) {
   *inserted = false;
   if (Status st = CheckAction(a); !st.ok()) return st;
   const double at = std::isnan(a.at) ? env_->NowEpochSeconds() : a.at;
@@ -393,7 +393,7 @@ Status SqlStore::UpdateActionResult(std::string_view key, ActionResult result, s
   });
 }
 
-Status SqlStore::GetAction(std::string_view key, Action* out) {
+Status SqlStore::GetAction(std::string_view key, ActionRecord* out) {
   if (Status st = CheckName("action key", key); !st.ok()) return st;
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
@@ -405,7 +405,7 @@ Status SqlStore::GetAction(std::string_view key, Action* out) {
   });
 }
 
-Status SqlStore::ActionsWithResult(ActionResult result, size_t limit, std::vector<Action>* out) {
+Status SqlStore::ActionsWithResult(ActionResult result, size_t limit, std::vector<ActionRecord>* out) {
   out->clear();
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
@@ -415,7 +415,7 @@ Status SqlStore::ActionsWithResult(ActionResult result, size_t limit, std::vecto
     if (!st.ok()) return st;
     out->clear();
     for (size_t i = 0; i < rows.size(); ++i) {
-      Action a;
+      ActionRecord a;
       if (Status s = ActionFromRow(rows, i, &a); !s.ok()) return s;
       out->push_back(std::move(a));
     }

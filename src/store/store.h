@@ -98,17 +98,17 @@ class Store {
 
   // --- jobs ---
   // Inserts or replaces a job; *applied is false when the stored one is newer (updated_at).
-  virtual Status PutJob(const Job& job, bool* applied) = 0;
-  virtual Status GetJob(std::string_view id, Job* out) = 0;  // NotFound
+  virtual Status PutJob(const JobRecord& job, bool* applied) = 0;
+  virtual Status GetJob(std::string_view id, JobRecord* out) = 0;  // NotFound
   // Every job, or those in one state, ordered by id.
-  virtual Status ListJobs(std::optional<JobState> state, std::vector<Job>* out) = 0;
+  virtual Status ListJobs(std::optional<JobState> state, std::vector<JobRecord>* out) = 0;
 
   // --- incidents and decisions ---
   // Opens the incident of (job, trigger), or returns the one already open (*created false).
   // A caller-assigned id already used by another (job, trigger): AlreadyExists.
-  virtual Status OpenIncident(const IncidentOpening& opening, Incident* out, bool* created) = 0;
-  virtual Status GetIncident(std::string_view id, Incident* out) = 0;  // with its actions; NotFound
-  virtual Status ListIncidents(const IncidentFilter& filter, std::vector<Incident>* out) = 0;
+  virtual Status OpenIncident(const IncidentOpening& opening, IncidentRecord* out, bool* created) = 0;
+  virtual Status GetIncident(std::string_view id, IncidentRecord* out) = 0;  // with its actions; NotFound
+  virtual Status ListIncidents(const IncidentFilter& filter, std::vector<IncidentRecord>* out) = 0;
   // Decides an incident in ONE transaction: sets its verdict only if it was not decided
   // yet, and then applies the host changes (each with a history row, by kDecision, actor
   // decided_by) and records the actions (a key already recorded is kept as it was). A host
@@ -120,13 +120,13 @@ class Store {
 
   // --- actions ---
   // Records one action; *inserted is false when its key was already recorded (kept as it was).
-  virtual Status RecordAction(const Action& action, bool* inserted) = 0;
+  virtual Status RecordAction(const ActionRecord& action, bool* inserted) = 0;
   // Sets an action's result and detail (at: when; NaN: now). NotFound for an unknown key.
   virtual Status UpdateActionResult(std::string_view key, ActionResult result, std::string_view detail,
                                     double at) = 0;
-  virtual Status GetAction(std::string_view key, Action* out) = 0;  // NotFound
+  virtual Status GetAction(std::string_view key, ActionRecord* out) = 0;  // NotFound
   // Actions whose result is `result` (e.g. "pending": to carry out after a restart), oldest first.
-  virtual Status ActionsWithResult(ActionResult result, size_t limit, std::vector<Action>* out) = 0;
+  virtual Status ActionsWithResult(ActionResult result, size_t limit, std::vector<ActionRecord>* out) = 0;
 
   // --- hosts ---
   // Makes the store know these hosts (in service since `at`); known ones are left alone.

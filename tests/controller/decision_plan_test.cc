@@ -37,7 +37,7 @@ TEST(DecisionPlan, IsolatesWithOneRecordedDrainEach) {
   EXPECT_EQ(p.decision.hosts[0].to, store::HostState::kIsolated);
   EXPECT_EQ(p.decision.hosts[0].reason, "Xid 79 on gpu3");
   ASSERT_EQ(p.decision.actions.size(), 1u);
-  const store::Action& a = p.decision.actions[0];
+  const store::ActionRecord& a = p.decision.actions[0];
   EXPECT_EQ(a.op, store::ActionOp::kDrain);
   EXPECT_EQ(a.backend, store::ActionBackend::kNone);
   EXPECT_EQ(a.result, store::ActionResult::kRecorded);

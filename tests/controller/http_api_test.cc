@@ -224,7 +224,7 @@ TEST(HttpApi, PersonChangesHostState) {
   json host = c.Get("/api/v1/hosts/node-1").Json();
   ASSERT_EQ(host["history"].size(), 2u);
   EXPECT_EQ(host["history"][1]["reason"], "replaced GPU");
-  std::vector<store::Action> actions;
+  std::vector<store::ActionRecord> actions;
   ASSERT_TRUE(c.controller().store().ActionsWithResult(store::ActionResult::kRecorded, 10, &actions).ok());
   ASSERT_EQ(actions.size(), 2u);
   EXPECT_EQ(actions[0].op, store::ActionOp::kDrain);

@@ -82,16 +82,16 @@ class Live {
     return out.incident;
   }
   void Run() { c_->loop().RunOnce(); }
-  store::Incident Incident(const std::string& id) {
-    store::Incident inc;
+  store::IncidentRecord Incident(const std::string& id) {
+    store::IncidentRecord inc;
     EXPECT_TRUE(c_->store().GetIncident(id, &inc).ok()) << id;
     return inc;
   }
   json Verdict(const std::string& id) { return json::parse(Incident(id).verdict, nullptr, false); }
-  std::vector<store::Incident> Incidents(const std::string& job) {
+  std::vector<store::IncidentRecord> Incidents(const std::string& job) {
     store::IncidentFilter f;
     f.job = job;
-    std::vector<store::Incident> out;
+    std::vector<store::IncidentRecord> out;
     EXPECT_TRUE(c_->store().ListIncidents(f, &out).ok());
     return out;
   }
@@ -308,7 +308,7 @@ TEST(LiveScope, ACriticalErrorIsDecidedWhileTheJobRunsAndTheJobsEndAgrees) {
   live.set_now(kT0 + 30);
   live.PostEvents(hosts[2], json::array({LineEvent(hosts[2], SourceKind::kKernel, kXid79, "x1", kT0 + 30, "job-x")}));
   live.Run();
-  std::vector<store::Incident> incs = live.Incidents("job-x");
+  std::vector<store::IncidentRecord> incs = live.Incidents("job-x");
   ASSERT_EQ(incs.size(), 1u);
   EXPECT_EQ(incs[0].trigger, store::Trigger::kCriticalError);
   ASSERT_TRUE(incs[0].decided()) << "decided in the same pass";
@@ -318,7 +318,7 @@ TEST(LiveScope, ACriticalErrorIsDecidedWhileTheJobRunsAndTheJobsEndAgrees) {
   EXPECT_EQ(v["isolate"][0]["host"], hosts[2]);
   EXPECT_EQ(live.Host(hosts[2]).state, store::HostState::kIsolated) << "the first isolation of 8 hosts goes ahead";
   EXPECT_EQ(live.Incident(early).actions.size(), 1u);
-  store::Job job;
+  store::JobRecord job;
   ASSERT_TRUE(live.c().store().GetJob("job-x", &job).ok());
   EXPECT_EQ(job.state, store::JobState::kRunning);
   // More lines on that host do not open a second early incident.
@@ -331,7 +331,7 @@ TEST(LiveScope, ACriticalErrorIsDecidedWhileTheJobRunsAndTheJobsEndAgrees) {
   live.set_now(kT0 + 100);
   const std::string end = live.End("job-x");
   live.Run();
-  store::Incident last = live.Incident(end);
+  store::IncidentRecord last = live.Incident(end);
   ASSERT_TRUE(last.decided());
   json w = json::parse(last.verdict);
   EXPECT_EQ(w["action"], "isolate");
@@ -361,7 +361,7 @@ TEST(LiveScope, AHostReturnedDuringTheJobIsNotIsolatedAgainByItsEnd) {
   live.set_now(kT0 + 300);
   const std::string end = live.End("job-r");
   live.Run();
-  store::Incident inc = live.Incident(end);
+  store::IncidentRecord inc = live.Incident(end);
   ASSERT_TRUE(inc.decided());
   json v = json::parse(inc.verdict);
   EXPECT_EQ(v["stage"], "user_error") << v.dump(2);
@@ -451,12 +451,12 @@ TEST(LiveScope, TheIsolationLimitCountsAWindowAndSurvivesARestart) {
     l.set_now(l.now() + 10);
     l.PostEvents(hosts[host], json::array({LineEvent(hosts[host], SourceKind::kKernel, kXid79, id + "-x", l.now(), id)}));
     l.Run();
-    std::vector<store::Incident> incs = l.Incidents(id);
+    std::vector<store::IncidentRecord> incs = l.Incidents(id);
     EXPECT_EQ(incs.size(), 1u);
     l.set_now(l.now() + 10);
     l.End(id, "done");
     l.Run();
-    return incs.empty() ? store::Incident() : incs[0];
+    return incs.empty() ? store::IncidentRecord() : incs[0];
   };
   EXPECT_EQ(fault_on(*live, 1).actions.size(), 1u);
   EXPECT_EQ(live->Host(hosts[1]).state, store::HostState::kIsolated);

@@ -83,11 +83,11 @@ bool WaitDecidedAt(int port, const std::string& id, std::chrono::seconds timeout
 // Rows of a host's history written by decisions of the incidents of `incident`'s job (its
 // end, and one a critical error opened while it ran).
 size_t DecisionRows(store::Store& s, const std::string& host, const std::string& incident) {
-  store::Incident inc;
+  store::IncidentRecord inc;
   EXPECT_TRUE(s.GetIncident(incident, &inc).ok());
   store::IncidentFilter filter;
   filter.job = inc.job;
-  std::vector<store::Incident> of_job;
+  std::vector<store::IncidentRecord> of_job;
   EXPECT_TRUE(s.ListIncidents(filter, &of_job).ok());
   std::set<std::string> ids;
   for (const auto& i : of_job) ids.insert(i.id);

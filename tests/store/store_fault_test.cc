@@ -181,7 +181,7 @@ TEST_F(StoreFaultTest, FullDiskIsResourceExhaustedAndLosesNothingCommitted) {
   opening.job = "job-1";
   opening.trigger = Trigger::kJobFailed;
   opening.opened_at = 1764500200;
-  Incident incident;
+  IncidentRecord incident;
   bool created = false;
   st = store->OpenIncident(opening, &incident, &created);
   EXPECT_EQ(st.code(), Status::Code::kResourceExhausted) << st.ToString();
@@ -194,7 +194,7 @@ TEST_F(StoreFaultTest, FullDiskIsResourceExhaustedAndLosesNothingCommitted) {
   store = OpenFaulty();
   ASSERT_TRUE(store);
   EXPECT_EQ(StoredIds(store.get()), Union(Ids(a), Ids(b)));
-  Incident again;
+  IncidentRecord again;
   ASSERT_TRUE(store->GetIncident(incident.id, &again).ok());
   EXPECT_EQ(again.job, "job-1");
 }

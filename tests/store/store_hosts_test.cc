@@ -73,7 +73,7 @@ TEST_P(HostsTest, APersonsChangeIsRecordedInHistory) {
 TEST_P(HostsTest, HistoryInterleavesDecisionsAndPeople) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
-  Incident inc;
+  IncidentRecord inc;
   bool created = false;
   ASSERT_TRUE(store->OpenIncident({"job-1", Trigger::kJobFailed, 100, ""}, &inc, &created).ok());
   Decision d;
@@ -125,7 +125,7 @@ TEST_P(HostsTest, ADecisionLeavesAHeldHostAlone) {
   bool changed = false;
   ASSERT_TRUE(store->SetHostState(ByPerson("node-5", HostState::kHeld, 100, "firmware update"), &changed).ok());
   ASSERT_TRUE(store->SetHostState(ByPerson("node-9", HostState::kHeld, 100, "burn-in"), &changed).ok());
-  Incident inc;
+  IncidentRecord inc;
   bool created = false;
   ASSERT_TRUE(store->OpenIncident({"job-1", Trigger::kJobFailed, 150, ""}, &inc, &created).ok());
   Decision d;
@@ -135,7 +135,7 @@ TEST_P(HostsTest, ADecisionLeavesAHeldHostAlone) {
   d.decided_by = "ctl-a";
   d.hosts = {{"node-6", HostState::kIsolated, "NIC down"}, {"node-5", HostState::kIsolated, "NIC down"}};
   for (const char* host : {"node-5", "node-6", "node-9"}) {
-    Action a;
+    ActionRecord a;
     a.key = inc.id + "/drain/" + host;
     a.host = host;
     a.op = ActionOp::kDrain;
@@ -156,7 +156,7 @@ TEST_P(HostsTest, ADecisionLeavesAHeldHostAlone) {
   std::vector<HistoryEntry> history;
   ASSERT_TRUE(store->HostHistory("node-5", 10, &history).ok());
   EXPECT_EQ(history.size(), 1u);  // the person's hold only
-  Incident got;
+  IncidentRecord got;
   ASSERT_TRUE(store->GetIncident(inc.id, &got).ok());
   ASSERT_EQ(got.actions.size(), 1u);
   EXPECT_EQ(got.actions[0].host, "node-6");

@@ -15,8 +15,8 @@ namespace {
 
 class IncidentsTest : public StoreTest {};
 
-Incident Open(Store& store, const std::string& job, Trigger trigger, double at = 100, const std::string& id = "") {
-  Incident inc;
+IncidentRecord Open(Store& store, const std::string& job, Trigger trigger, double at = 100, const std::string& id = "") {
+  IncidentRecord inc;
   bool created = false;
   Status st = store.OpenIncident(IncidentOpening{job, trigger, at, id}, &inc, &created);
   EXPECT_TRUE(st.ok()) << st.ToString();
@@ -31,7 +31,7 @@ Decision IsolateDecision(const std::string& incident, const std::string& host, c
   d.decided_at = at;
   d.decided_by = by;
   d.hosts = {HostChange{host, HostState::kIsolated, "Xid 79 on gpu2"}};
-  Action drain;
+  ActionRecord drain;
   drain.key = incident + "/drain/" + host + "/" + by;
   drain.host = host;
   drain.op = ActionOp::kDrain;
@@ -44,7 +44,7 @@ Decision IsolateDecision(const std::string& incident, const std::string& host, c
 TEST_P(IncidentsTest, AnIncidentIsOpenedOncePerJobAndTrigger) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
-  Incident first;
+  IncidentRecord first;
   bool created = false;
   ASSERT_TRUE(store->OpenIncident({"job-1", Trigger::kJobFailed, 100, ""}, &first, &created).ok());
   EXPECT_TRUE(created);
@@ -54,23 +54,23 @@ TEST_P(IncidentsTest, AnIncidentIsOpenedOncePerJobAndTrigger) {
   EXPECT_EQ(first.opened_at, 100);
   EXPECT_FALSE(first.decided());
 
-  Incident again;
+  IncidentRecord again;
   ASSERT_TRUE(store->OpenIncident({"job-1", Trigger::kJobFailed, 130, ""}, &again, &created).ok());
   EXPECT_FALSE(created);
   EXPECT_EQ(again.id, "inc-1");
   EXPECT_EQ(again.opened_at, 100);
 
-  Incident hung;
+  IncidentRecord hung;
   ASSERT_TRUE(store->OpenIncident({"job-1", Trigger::kJobHung, 140, ""}, &hung, &created).ok());
   EXPECT_TRUE(created);
   EXPECT_EQ(hung.id, "inc-2");
 
-  Incident manual;
+  IncidentRecord manual;
   ASSERT_TRUE(store->OpenIncident({"job-2", Trigger::kManual, 150, "inc-3"}, &manual, &created).ok());
   EXPECT_TRUE(created);
   EXPECT_EQ(manual.id, "inc-3");
   // The store skips an id a caller already took...
-  Incident next;
+  IncidentRecord next;
   ASSERT_TRUE(store->OpenIncident({"job-3", Trigger::kSlow, 160, ""}, &next, &created).ok());
   EXPECT_EQ(next.id, "inc-4");
   // ...and refuses a caller's id already used by another (job, trigger).
@@ -92,7 +92,7 @@ TEST_P(IncidentsTest, RacingOpensCreateOneIncident) {
     threads.emplace_back([&, i] {
       Store& store = i % 2 ? *b : *a;
       start.arrive_and_wait();
-      Incident inc;
+      IncidentRecord inc;
       bool created = false;
       Status st = store.OpenIncident({"job-9", Trigger::kJobFailed, 100.0 + i, ""}, &inc, &created);
       EXPECT_TRUE(st.ok()) << st.ToString();
@@ -102,7 +102,7 @@ TEST_P(IncidentsTest, RacingOpensCreateOneIncident) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(created_count, 1);
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 1u);
-  std::vector<Incident> all;
+  std::vector<IncidentRecord> all;
   ASSERT_TRUE(a->ListIncidents({}, &all).ok());
   EXPECT_EQ(all.size(), 1u);
 }
@@ -110,13 +110,13 @@ TEST_P(IncidentsTest, RacingOpensCreateOneIncident) {
 TEST_P(IncidentsTest, ADecisionAppliesOnceWithItsHostsAndActions) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
-  const Incident inc = Open(*store, "job-1", Trigger::kJobFailed);
+  const IncidentRecord inc = Open(*store, "job-1", Trigger::kJobFailed);
   DecisionOutcome outcome;
   const Decision d = IsolateDecision(inc.id, "node-7", "ctl-a");
   ASSERT_TRUE(store->RecordDecision(d, &outcome).ok());
   EXPECT_TRUE(outcome.applied);
 
-  Incident got;
+  IncidentRecord got;
   ASSERT_TRUE(store->GetIncident(inc.id, &got).ok());
   EXPECT_TRUE(got.decided());
   EXPECT_EQ(got.decided_at, 200);
@@ -166,7 +166,7 @@ TEST_P(IncidentsTest, RacingDecisionsApplyExactlyOnce) {
   ASSERT_TRUE(a && b);
   constexpr int kIncidents = 5, kThreads = 8;
   for (int n = 0; n < kIncidents; ++n) {
-    const Incident inc = Open(*a, "job-" + std::to_string(n), Trigger::kJobFailed);
+    const IncidentRecord inc = Open(*a, "job-" + std::to_string(n), Trigger::kJobFailed);
     const std::string host = "node-" + std::to_string(n);
     std::latch start(kThreads);
     std::atomic<int> applied{0};
@@ -187,7 +187,7 @@ TEST_P(IncidentsTest, RacingDecisionsApplyExactlyOnce) {
     EXPECT_EQ(applied, 1) << inc.id;
     // Every thread names the same winner, whose verdict and action are the ones stored.
     EXPECT_EQ(std::set<std::string>(winners.begin(), winners.end()).size(), 1u);
-    Incident got;
+    IncidentRecord got;
     ASSERT_TRUE(b->GetIncident(inc.id, &got).ok());
     EXPECT_EQ(got.decided_by, winners[0]);
     EXPECT_NE(got.verdict.find(winners[0]), std::string::npos);
@@ -208,7 +208,7 @@ TEST_P(IncidentsTest, DecisionsOfUnknownIncidentsAndBadInputWriteNothing) {
   HostRecord host;
   EXPECT_TRUE(store->GetHost("node-1", &host).IsNotFound());
 
-  const Incident inc = Open(*store, "job-1", Trigger::kJobFailed);
+  const IncidentRecord inc = Open(*store, "job-1", Trigger::kJobFailed);
   Decision bad = IsolateDecision(inc.id, "node-1", "ctl");
   bad.verdict = "{\"action\":";
   EXPECT_TRUE(store->RecordDecision(bad, &outcome).IsInvalidArgument());
@@ -218,7 +218,7 @@ TEST_P(IncidentsTest, DecisionsOfUnknownIncidentsAndBadInputWriteNothing) {
   bad = IsolateDecision(inc.id, "node-1", "ctl");
   bad.decided_by.clear();
   EXPECT_TRUE(store->RecordDecision(bad, &outcome).IsInvalidArgument());
-  Incident got;
+  IncidentRecord got;
   ASSERT_TRUE(store->GetIncident(inc.id, &got).ok());
   EXPECT_FALSE(got.decided());
   EXPECT_TRUE(store->GetIncident("inc-404", &got).IsNotFound());
@@ -227,13 +227,13 @@ TEST_P(IncidentsTest, DecisionsOfUnknownIncidentsAndBadInputWriteNothing) {
 TEST_P(IncidentsTest, IncidentsAreListedNewestFirstWithTheirActions) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
-  const Incident old = Open(*store, "job-1", Trigger::kJobFailed, 100);
-  const Incident mid = Open(*store, "job-2", Trigger::kJobHung, 200);
-  const Incident recent = Open(*store, "job-2", Trigger::kCclStall, 300);
+  const IncidentRecord old = Open(*store, "job-1", Trigger::kJobFailed, 100);
+  const IncidentRecord mid = Open(*store, "job-2", Trigger::kJobHung, 200);
+  const IncidentRecord recent = Open(*store, "job-2", Trigger::kCclStall, 300);
   DecisionOutcome outcome;
   ASSERT_TRUE(store->RecordDecision(IsolateDecision(mid.id, "node-2", "ctl"), &outcome).ok());
 
-  std::vector<Incident> list;
+  std::vector<IncidentRecord> list;
   ASSERT_TRUE(store->ListIncidents({}, &list).ok());
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].id, recent.id);
@@ -260,8 +260,8 @@ TEST_P(IncidentsTest, IncidentsAreListedNewestFirstWithTheirActions) {
 TEST_P(IncidentsTest, ActionsAreRecordedOncePerKeyAndTheirResultsUpdated) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
-  const Incident inc = Open(*store, "job-1", Trigger::kJobFailed);
-  Action a;
+  const IncidentRecord inc = Open(*store, "job-1", Trigger::kJobFailed);
+  ActionRecord a;
   a.key = "inc-1/annotate/node-1";
   a.incident = inc.id;
   a.host = "node-1";
@@ -271,26 +271,26 @@ TEST_P(IncidentsTest, ActionsAreRecordedOncePerKeyAndTheirResultsUpdated) {
   bool inserted = false;
   ASSERT_TRUE(store->RecordAction(a, &inserted).ok());
   EXPECT_TRUE(inserted);
-  Action changed = a;
+  ActionRecord changed = a;
   changed.op = ActionOp::kDrain;
   changed.result = ActionResult::kOk;
   ASSERT_TRUE(store->RecordAction(changed, &inserted).ok());
   EXPECT_FALSE(inserted);
 
-  Action got;
+  ActionRecord got;
   ASSERT_TRUE(store->GetAction(a.key, &got).ok());
   EXPECT_EQ(got.op, ActionOp::kAnnotate);
   EXPECT_EQ(got.result, ActionResult::kPending);
   EXPECT_EQ(got.updated_at, 500);
 
-  Action manual;  // outside any incident: a person's request
+  ActionRecord manual;  // outside any incident: a person's request
   manual.key = "resume/node-1/by-alice";
   manual.host = "node-1";
   manual.op = ActionOp::kResume;
   manual.backend = ActionBackend::kNone;
   manual.at = 400;
   ASSERT_TRUE(store->RecordAction(manual, &inserted).ok());
-  std::vector<Action> pending;
+  std::vector<ActionRecord> pending;
   ASSERT_TRUE(store->ActionsWithResult(ActionResult::kPending, 10, &pending).ok());
   ASSERT_EQ(pending.size(), 2u);
   EXPECT_EQ(pending[0].key, manual.key);  // oldest first
@@ -307,11 +307,11 @@ TEST_P(IncidentsTest, ActionsAreRecordedOncePerKeyAndTheirResultsUpdated) {
 
   EXPECT_TRUE(store->UpdateActionResult("no-such-key", ActionResult::kOk, "", 700).IsNotFound());
   EXPECT_TRUE(store->GetAction("no-such-key", &got).IsNotFound());
-  Action orphan = a;
+  ActionRecord orphan = a;
   orphan.key = "orphan";
   orphan.incident = "inc-404";
   EXPECT_TRUE(store->RecordAction(orphan, &inserted).IsNotFound());
-  Action bad = a;
+  ActionRecord bad = a;
   bad.key = "bad";
   bad.host.clear();
   EXPECT_TRUE(store->RecordAction(bad, &inserted).IsInvalidArgument());
@@ -324,7 +324,7 @@ TEST(ActionRows, AnUnknownResultIsReportedNotGuessed) {
   const std::string path = dir.path() + "/aegis.db";
   std::unique_ptr<Store> store;
   ASSERT_TRUE(Store::Open("sqlite:" + path, &store).ok());
-  Action a;
+  ActionRecord a;
   a.key = "resume/node-1/by-alice";
   a.host = "node-1";
   a.op = ActionOp::kResume;
@@ -335,11 +335,11 @@ TEST(ActionRows, AnUnknownResultIsReportedNotGuessed) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "UPDATE actions SET result = 'cancelled'", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
-  Action got;
+  ActionRecord got;
   const Status st = store->GetAction(a.key, &got);
   EXPECT_EQ(st.code(), Status::Code::kCorruption) << st.ToString();
   EXPECT_NE(st.message().find("actions.result: unknown value \"cancelled\""), std::string::npos) << st.message();
-  std::vector<Action> listed;
+  std::vector<ActionRecord> listed;
   EXPECT_EQ(store->ActionsWithResult(ActionResult::kPending, 10, &listed).code(), Status::Code::kOk);  // not this one
   EXPECT_TRUE(listed.empty());
 }

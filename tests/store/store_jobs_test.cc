@@ -6,8 +6,8 @@ namespace {
 
 class JobsTest : public StoreTest {};
 
-Job MakeJob(const std::string& id, JobState state, double updated_at) {
-  Job j;
+JobRecord MakeJob(const std::string& id, JobState state, double updated_at) {
+  JobRecord j;
   j.id = id;
   j.state = state;
   j.body = R"({"job":")" + id + R"(","hosts":["node-1","node-2"]})";
@@ -22,7 +22,7 @@ TEST_P(JobsTest, TheNewestUpdateOfAJobWins) {
   bool applied = false;
   ASSERT_TRUE(store->PutJob(MakeJob("job-1", JobState::kRunning, 10), &applied).ok());
   EXPECT_TRUE(applied);
-  Job failed = MakeJob("job-1", JobState::kFailed, 20);
+  JobRecord failed = MakeJob("job-1", JobState::kFailed, 20);
   failed.ended_at = 19.5;
   ASSERT_TRUE(store->PutJob(failed, &applied).ok());
   EXPECT_TRUE(applied);
@@ -30,7 +30,7 @@ TEST_P(JobsTest, TheNewestUpdateOfAJobWins) {
   ASSERT_TRUE(store->PutJob(MakeJob("job-1", JobState::kRunning, 15), &applied).ok());
   EXPECT_FALSE(applied);
 
-  Job got;
+  JobRecord got;
   ASSERT_TRUE(store->GetJob("job-1", &got).ok());
   EXPECT_EQ(got.state, JobState::kFailed);
   EXPECT_EQ(got.body, failed.body);
@@ -47,7 +47,7 @@ TEST_P(JobsTest, JobsAreListedByState) {
   ASSERT_TRUE(store->PutJob(MakeJob("b", JobState::kRunning, 1), &applied).ok());
   ASSERT_TRUE(store->PutJob(MakeJob("a", JobState::kRunning, 1), &applied).ok());
   ASSERT_TRUE(store->PutJob(MakeJob("c", JobState::kHung, 1), &applied).ok());
-  std::vector<Job> jobs;
+  std::vector<JobRecord> jobs;
   ASSERT_TRUE(store->ListJobs(JobState::kRunning, &jobs).ok());
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].id, "a");
@@ -60,13 +60,13 @@ TEST_P(JobsTest, InvalidJobsAreRefused) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
   bool applied = true;
-  Job j = MakeJob("j", JobState::kRunning, 1);
+  JobRecord j = MakeJob("j", JobState::kRunning, 1);
   j.body = "not json";
   EXPECT_TRUE(store->PutJob(j, &applied).IsInvalidArgument());
   EXPECT_FALSE(applied);
   j = MakeJob("j", JobState::kRunning, NAN);  // the update time orders updates: required
   EXPECT_TRUE(store->PutJob(j, &applied).IsInvalidArgument());
-  Job got;
+  JobRecord got;
   EXPECT_TRUE(store->GetJob("j", &got).IsNotFound());
 }
 

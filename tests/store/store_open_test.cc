@@ -100,7 +100,7 @@ TEST_P(SchemaTest, AReopenedStoreKeepsItsData) {
   double at = 0;
   ASSERT_TRUE(store->GetTopology(&topology, &at).ok());
   // The store counts on its incident numbers surviving too.
-  Incident inc;
+  IncidentRecord inc;
   bool created = false;
   ASSERT_TRUE(store->OpenIncident({"j", Trigger::kJobFailed, 1, ""}, &inc, &created).ok());
   EXPECT_EQ(inc.id, "inc-1");
@@ -148,7 +148,7 @@ TEST_P(SchemaTest, AVersion1DatabaseIsMigrated) {
     ASSERT_TRUE(RunRawSql(url(), sql).ok()) << sql;
   auto store = OpenStore();
   ASSERT_TRUE(store);
-  Incident inc;
+  IncidentRecord inc;
   ASSERT_TRUE(store->GetIncident("inc-1", &inc).ok());
   EXPECT_TRUE(inc.decided());
   ASSERT_EQ(inc.actions.size(), 1u);
