@@ -133,7 +133,7 @@ Status ParseEventBatch(std::string_view body, EventBatch* out) {
     store::Event e;
     e.id = d.id;
     e.node = d.node;
-    e.type = std::string(ToString(d.type));
+    e.type = d.type;
     e.at = std::isfinite(d.at) ? d.at : NAN;
     e.body = ev.dump(-1, ' ', false, json::error_handler_t::replace);
     out->events.push_back(std::move(e));

@@ -253,14 +253,14 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
   };
   store::EventRange range;
   range.hosts = model.hosts;
-  range.types = {"facts"};
+  range.types = {wire::EventType::kFacts};
   if (Status s = ForEachEvent(store, range, take); !s.ok()) return s;
   range.hosts = hosts;
-  range.types = {"log", "ccl", "metric"};
+  range.types = {wire::EventType::kLog, wire::EventType::kCcl, wire::EventType::kMetric};
   range.from = from;
   if (Status s = ForEachEvent(store, range, take); !s.ok()) return s;
   range.hosts.clear();
-  range.types = {"probe"};
+  range.types = {wire::EventType::kProbe};
   if (Status s = ForEachEvent(store, range, take); !s.ok()) return s;
 
   for (const auto& [file, f] : logs) files[file] = RenderLog(f);

@@ -262,7 +262,7 @@ Status DecisionLoop::LoadTopology(bool force) {
 
 Status DecisionLoop::LoadHeartbeats(double now) {
   store::EventRange range;
-  range.types = {"heartbeat"};
+  range.types = {wire::EventType::kHeartbeat};
   range.from = now - std::max(600.0, 4 * options_.settle_s);
   std::vector<store::Event> events;
   if (Status s = store_->EventsInRange(range, &events); !s.ok()) return s;
@@ -372,15 +372,15 @@ Status DecisionLoop::BuildLiveJob(const store::JobRecord& record, double now, Li
   };
   store::EventRange facts;
   facts.hosts = model.hosts;
-  facts.types = {"facts"};
+  facts.types = {wire::EventType::kFacts};
   if (Status s = feed_range(facts); !s.ok()) return s;
   store::EventRange rest;
   rest.hosts = hosts;
-  rest.types = {"log", "ccl", "metric"};
+  rest.types = {wire::EventType::kLog, wire::EventType::kCcl, wire::EventType::kMetric};
   if (!std::isnan(model.started_at)) rest.from = model.started_at - options_.lookback_s;
   if (Status s = feed_range(rest); !s.ok()) return s;
   store::EventRange probes;
-  probes.types = {"probe"};
+  probes.types = {wire::EventType::kProbe};
   probes.from = rest.from;
   if (Status s = feed_range(probes); !s.ok()) return s;
   job->ResetProgressClock(now);

@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "common/vocabulary.h"
+#include "wire/event_type.h"
 
 namespace aegis::store {
 
@@ -60,7 +61,7 @@ std::optional<ActionResult> ParseActionResult(std::string_view s);
 struct Event {
   std::string id;
   std::string node;
-  std::string type;          // "log", "ccl", "facts", "metric", "probe", "switch", ...
+  wire::EventType type = wire::EventType::kLog;  // stored by its name (wire/event_type.h)
   double at = NAN;           // when it happened; NaN when the agent could not tell
   double received_at = NAN;  // when the controller got it; NaN: the store's clock at append
   std::string body;          // one JSON text
@@ -85,7 +86,7 @@ struct EventRange {
   std::vector<std::string> hosts;  // empty: every host
   double from = -INFINITY;         // inclusive
   double to = INFINITY;            // inclusive
-  std::vector<std::string> types;  // empty: every type
+  std::vector<wire::EventType> types;  // empty: every type
   size_t limit = 100000;           // at most this many, earliest first
   // Paging: only events after this one in (time, seq) order; set both from the last event
   // of the previous page (RangeTime(e), e.seq). after_seq 0: no cursor.

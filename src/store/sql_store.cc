@@ -20,28 +20,53 @@ constexpr size_t kRowsPerInsert = 100;
 
 constexpr std::string_view kEventColumns = "seq, id, node, type, at, received_at, body";
 
-Event EventFromRow(const SqlRows& r, size_t i) {
+// "type IN ('log', 'ccl', ...)": the types this build knows. A row of another type (a
+// newer controller's, sharing the database during an upgrade) is not this build's to
+// read: it is left out by the query, so that paging by seq or time passes over it.
+std::string KnownTypeFilter() {
+  std::string f = "type IN (";
+  for (size_t i = 0; i < wire::kEventTypes.size(); ++i) {
+    if (i) f += ", ";
+    f.append("'").append(wire::ToString(wire::kEventTypes[i])).append("'");
+  }
+  return f + ")";
+}
+
+Status EventFromRow(const SqlRows& r, size_t i, Event* out) {
   Event e;
   e.seq = r.Int(i, 0);
   e.id = r.Text(i, 1);
   e.node = r.Text(i, 2);
-  e.type = r.Text(i, 3);
+  const std::string type = r.Text(i, 3);
+  const auto t = wire::ParseEventType(type);
+  if (!t) return Status::Corruption("events.type: unknown value \"" + type + "\" (event " + e.id + ")");
+  e.type = *t;
   e.at = r.Real(i, 4);
   e.received_at = r.Real(i, 5);
   e.body = r.Text(i, 6);
-  return e;
+  *out = std::move(e);
+  return Status::Ok();
 }
 
-void EventsFromRows(const SqlRows& r, std::vector<Event>* out) {
+Status EventsFromRows(const SqlRows& r, std::vector<Event>* out) {
   out->clear();
   out->reserve(r.size());
-  for (size_t i = 0; i < r.size(); ++i) out->push_back(EventFromRow(r, i));
+  for (size_t i = 0; i < r.size(); ++i) {
+    Event e;
+    if (Status s = EventFromRow(r, i, &e); !s.ok()) {
+      out->clear();
+      return s;
+    }
+    out->push_back(std::move(e));
+  }
+  return Status::Ok();
 }
 
 Status CheckEvent(const Event& e) {
   Status st = CheckName("event id", e.id);
   if (st.ok()) st = CheckName("event node", e.node);
-  if (st.ok()) st = CheckName("event type", e.type);
+  if (st.ok() && std::find(wire::kEventTypes.begin(), wire::kEventTypes.end(), e.type) == wire::kEventTypes.end())
+    st = Status::InvalidArgument("event type: not one of the known types");
   if (st.ok()) st = CheckTime("event at", e.at, /*allow_nan=*/true);
   if (st.ok()) st = CheckTime("event received_at", e.received_at, /*allow_nan=*/true);
   if (st.ok()) st = CheckJson("event body", e.body);
@@ -173,7 +198,7 @@ Status SqlStore::CommitAppends(std::span<PendingAppend* const> group) {
           const Event& e = p.batch[p.valid[k]];
           params.push_back(SqlParam::Text(e.id));
           params.push_back(SqlParam::Text(e.node));
-          params.push_back(SqlParam::Text(e.type));
+          params.push_back(SqlParam::Text(wire::ToString(e.type)));
           params.push_back(SqlParam::Real(e.at));
           params.push_back(SqlParam::Real(std::isnan(e.at) ? p.received[k] : e.at));
           params.push_back(SqlParam::Real(p.received[k]));
@@ -199,11 +224,12 @@ Status SqlStore::CommitAppends(std::span<PendingAppend* const> group) {
 Status SqlStore::EventsAfter(int64_t after_seq, size_t limit, std::vector<Event>* out) {
   out->clear();
   const std::string sql =
-      "SELECT " + std::string(kEventColumns) + " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2";
+      "SELECT " + std::string(kEventColumns) + " FROM events WHERE seq > $1 AND " + KnownTypeFilter() +
+      " ORDER BY seq LIMIT $2";
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
     Status st = c.Exec(sql, {SqlParam::Int(after_seq), SqlParam::Int(LimitParam(limit))}, &rows);
-    if (st.ok()) EventsFromRows(rows, out);
+    if (st.ok()) st = EventsFromRows(rows, out);
     return st;
   });
 }
@@ -215,8 +241,6 @@ Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out)
     if (Status st = CheckTime("event range after_time", range.after_time); !st.ok()) return st;
   for (const std::string& h : range.hosts)
     if (Status st = CheckName("event range host", h); !st.ok()) return st;
-  for (const std::string& t : range.types)
-    if (Status st = CheckName("event range type", t); !st.ok()) return st;
 
   // Infinite bounds are left out rather than bound: not every engine stores infinities.
   std::vector<SqlParam> params;
@@ -235,7 +259,9 @@ Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out)
   }
   if (!range.types.empty()) {
     where += " AND type IN (" + Placeholders(params.size() + 1, range.types.size()) + ")";
-    for (const std::string& t : range.types) params.push_back(SqlParam::Text(t));
+    for (wire::EventType t : range.types) params.push_back(SqlParam::Text(wire::ToString(t)));
+  } else {
+    where += " AND " + KnownTypeFilter();
   }
   if (range.after_seq != 0) {  // keyset paging: (t, seq) > (after_time, after_seq)
     params.push_back(SqlParam::Real(range.after_time));
@@ -249,7 +275,7 @@ Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out)
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;
     Status st = c.Exec(sql, params, &rows);
-    if (st.ok()) EventsFromRows(rows, out);
+    if (st.ok()) st = EventsFromRows(rows, out);
     return st;
   });
 }

@@ -93,6 +93,8 @@ class Store {
   // Events in a range (records.h), ordered by time then seq; out->size() == range.limit
   // means there may be more.
   virtual Status EventsInRange(const EventRange& range, std::vector<Event>* out) = 0;
+  // Both read only the event types this build knows (wire::kEventTypes): rows of another
+  // type (a newer release's, in a shared database) are passed over, not an error.
   // Deletes events received before `received_before`: retention.
   virtual Status PruneEvents(double received_before, size_t* deleted) = 0;
 

@@ -40,15 +40,15 @@ TEST(EventBatch, EveryTypeIsRead) {
   ASSERT_TRUE(ParseEventBatch(batch.dump(), &b).ok());
   EXPECT_TRUE(b.rejected.empty()) << b.rejected[0].reason;
   ASSERT_EQ(b.events.size(), 6u);
-  EXPECT_EQ(b.events[0].type, "log");
+  EXPECT_EQ(b.events[0].type, wire::EventType::kLog);
   EXPECT_DOUBLE_EQ(b.events[0].at, 1764497523.1);
-  EXPECT_EQ(b.events[1].type, "ccl");
-  EXPECT_EQ(b.events[2].type, "facts");
+  EXPECT_EQ(b.events[1].type, wire::EventType::kCcl);
+  EXPECT_EQ(b.events[2].type, wire::EventType::kFacts);
   EXPECT_TRUE(std::isnan(b.events[2].at));
-  EXPECT_EQ(b.events[3].type, "metric");
-  EXPECT_EQ(b.events[4].type, "heartbeat");
+  EXPECT_EQ(b.events[3].type, wire::EventType::kMetric);
+  EXPECT_EQ(b.events[4].type, wire::EventType::kHeartbeat);
   EXPECT_DOUBLE_EQ(b.events[4].at, 1796033524.0);
-  EXPECT_EQ(b.events[5].type, "probe");
+  EXPECT_EQ(b.events[5].type, wire::EventType::kProbe);
   for (const auto& e : b.events) EXPECT_EQ(e.node, "node-0001");
   // The stored body names the node even when the agent left it to the batch.
   EXPECT_EQ(json::parse(b.events[2].body)["node"], "node-0001");

@@ -110,7 +110,7 @@ TEST(Decisions, EachEventIsDecodedOnceOnItsWayToTheVerdict) {
   store::Event e;
   e.id = "from-another-controller";
   e.node = b.N(0).host;
-  e.type = "heartbeat";
+  e.type = wire::EventType::kHeartbeat;
   e.at = WallNow();
   e.body = json{{"id", e.id}, {"type", "heartbeat"}, {"node", e.node}, {"at", e.at}}.dump();
   store::AppendResult appended;

@@ -9,7 +9,7 @@ store::Event Stored(const std::string& id, const std::string& body, const std::s
   store::Event e;
   e.id = id;
   e.node = node;
-  e.type = "heartbeat";
+  e.type = wire::EventType::kHeartbeat;
   e.body = body;
   return e;
 }

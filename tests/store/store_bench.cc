@@ -31,7 +31,7 @@ std::vector<Event> MakeBatch(int64_t batch) {
     Event& e = events[i];
     e.id = "node-" + std::to_string(i % 16) + "/" + std::to_string(batch) + "/" + std::to_string(i);
     e.node = "node-" + std::to_string(i % 16);
-    e.type = "log";
+    e.type = aegis::wire::EventType::kLog;
     e.at = 1764500000.0 + batch * 0.1 + i * 0.001;
     e.received_at = e.at + 0.05;
     // About 300 bytes: a kernel log line with its file and line number.

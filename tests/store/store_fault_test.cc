@@ -16,7 +16,7 @@ namespace {
 std::vector<Event> Batch(const std::string& prefix, size_t n, size_t body_bytes = 0) {
   std::vector<Event> out;
   for (size_t i = 0; i < n; ++i)
-    out.push_back(MakeEvent(prefix + "-" + std::to_string(i), "node-1", 1764500000 + static_cast<double>(i), "log",
+    out.push_back(MakeEvent(prefix + "-" + std::to_string(i), "node-1", 1764500000 + static_cast<double>(i), wire::EventType::kLog,
                             body_bytes));
   return out;
 }

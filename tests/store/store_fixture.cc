@@ -41,7 +41,7 @@ std::unique_ptr<Store> StoreFixture::OpenStore(const StoreOptions& options) {
   return store;
 }
 
-Event MakeEvent(const std::string& id, const std::string& node, double at, const std::string& type,
+Event MakeEvent(const std::string& id, const std::string& node, double at, wire::EventType type,
                 size_t body_bytes) {
   Event e;
   e.id = id;

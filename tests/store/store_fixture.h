@@ -47,7 +47,7 @@ class StoreTest : public StoreFixture, public ::testing::WithParamInterface<Back
 };
 
 // Test data helpers.
-Event MakeEvent(const std::string& id, const std::string& node, double at, const std::string& type = "log",
+Event MakeEvent(const std::string& id, const std::string& node, double at, wire::EventType type = wire::EventType::kLog,
                 size_t body_bytes = 0);
 // Runs one statement on the database behind a store URL, bypassing the store (to damage or
 // age a database on purpose).

@@ -54,7 +54,7 @@ int Append(Store& store, const std::string& prefix) {
       Event& e = events[i];
       e.id = prefix + "-" + std::to_string(batch) + "-" + std::to_string(i);
       e.node = "node-" + std::to_string(i % 8);
-      e.type = "log";
+      e.type = aegis::wire::EventType::kLog;
       e.at = 1764500000.0 + batch + i / 1000.0;
       e.body = "{\"text\":\"" + std::string(250, 'x') + "\"}";
     }
