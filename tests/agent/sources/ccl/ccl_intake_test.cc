@@ -8,23 +8,14 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "sources/ccl/probe_record.h"
 #include "test_support.h"
 
 namespace aegis::agent {
 namespace {
 
+using testing::ProbeRecord;
 using testing::ScratchDir;
-
-// A record in the probe's own output form (src/probe/comm_state.cc).
-std::string Record(const std::string& comm, int rank, double ts, int launched) {
-  char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "{\"v\": 1, \"ts\": %.3f, \"host\": \"node-0007\", \"pid\": 4242, \"gpu\": %d, \"comm\": \"%s\", "
-                "\"comm_name\": \"tp\", \"nranks\": 8, \"nnodes\": 1, \"rank\": %d, \"coll\": {\"AllReduce\": "
-                "{\"launched\": %d, \"completed\": %d}}, \"net\": [], \"recent\": []}",
-                ts, rank, comm.c_str(), rank, launched, launched);
-  return buf;
-}
 
 std::vector<nlohmann::json> Flush(CclCoalescer* c, AgentCounters* counters) {
   EventOutput out(counters);
@@ -37,21 +28,21 @@ std::vector<nlohmann::json> Flush(CclCoalescer* c, AgentCounters* counters) {
 TEST(CclCoalescer, ShipsTheNewestRecordPerCommAndRankOnce) {
   AgentCounters counters;
   CclCoalescer c("node-0007", &counters);
-  for (int i = 0; i < 5; ++i) EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, 1000 + i, 10 * i)));
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 1, 1000.5, 7)));
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, 1002, 999)));  // older than the newest held
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 0, 1000 + i, 10 * i)));
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 1, 1000.5, 7)));
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 0, 1002, 999)));  // older than the newest held
   auto evs = Flush(&c, &counters);
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0]["type"], "ccl");
   EXPECT_EQ(evs[0]["id"], "node-0007:ccl:00000000deadbeef:0:1004.000000");
   EXPECT_EQ(evs[0]["file"], "nodes/node-0007/ccl/node-0007-4242.jsonl");
   EXPECT_EQ(evs[0]["record"]["coll"]["AllReduce"]["launched"], 40);
-  EXPECT_EQ(evs[0]["record"], nlohmann::json::parse(Record("00000000deadbeef", 0, 1004, 40)));  // as written
+  EXPECT_EQ(evs[0]["record"], nlohmann::json::parse(ProbeRecord("00000000deadbeef", 0, 1004, 40)));  // as written
   EXPECT_EQ(evs[1]["record"]["rank"], 1);
   EXPECT_TRUE(Flush(&c, &counters).empty());                       // nothing new
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, 1004, 40)));     // the same record again (file and socket)
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 0, 1004, 40)));     // the same record again (file and socket)
   EXPECT_TRUE(Flush(&c, &counters).empty());
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, 1005, 50)));
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 0, 1005, 50)));
   ASSERT_EQ(Flush(&c, &counters).size(), 1u);
 }
 
@@ -60,12 +51,12 @@ TEST(CclCoalescer, ShipsTheNewestRecordPerCommAndRankOnce) {
 TEST(CclCoalescer, ARecordTakenWithAnyTimeIsShipped) {
   AgentCounters counters;
   CclCoalescer c("node-0007", &counters);
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, -1764497523.125, 10)));
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 1, 0, 10)));
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 0, -1764497523.125, 10)));
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 1, 0, 10)));
   auto evs = Flush(&c, &counters);
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0]["record"]["ts"], -1764497523.125);
-  EXPECT_TRUE(c.Add(Record("00000000deadbeef", 0, -1764497523.125, 10)));  // shipped already
+  EXPECT_TRUE(c.Add(ProbeRecord("00000000deadbeef", 0, -1764497523.125, 10)));  // shipped already
   EXPECT_TRUE(Flush(&c, &counters).empty());
 }
 
@@ -114,7 +105,7 @@ TEST(CclSocket, ReceivesDatagramsAndCoalesces) {
     }
     FAIL() << "the socket never took the datagram";
   };
-  for (int i = 0; i < 20; ++i) send(Record("00000000000000aa", i % 4, 2000 + i, i));
+  for (int i = 0; i < 20; ++i) send(ProbeRecord("00000000000000aa", i % 4, 2000 + i, i));
   send("garbage");
   sock.OnReadable(&c, &counters);
   auto evs = Flush(&c, &counters);
@@ -152,13 +143,13 @@ TEST(CclFiles, SnapshotFilesAreFollowedLineByLine) {
   FileStates states;
   FollowedFiles files({d / "ccl/*.jsonl"}, &states, MakeCclConsumerFactory(&c, &counters));
   testing::WriteFile(d / "ccl/node-0007-4242.jsonl",
-                     Record("c1", 0, 10, 1) + "\n" + Record("c1", 0, 11, 2) + "\n" + Record("c1", 1, 11, 2).substr(0, 30));
+                     ProbeRecord("c1", 0, 10, 1) + "\n" + ProbeRecord("c1", 0, 11, 2) + "\n" + ProbeRecord("c1", 1, 11, 2).substr(0, 30));
   files.Expand(1);
   files.Poll(1);
   auto evs = Flush(&c, &counters);
   ASSERT_EQ(evs.size(), 1u);  // rank 1's line is not complete yet
   EXPECT_EQ(evs[0]["record"]["ts"], 11.0);
-  testing::AppendFile(d / "ccl/node-0007-4242.jsonl", Record("c1", 1, 11, 2).substr(30) + "\n");
+  testing::AppendFile(d / "ccl/node-0007-4242.jsonl", ProbeRecord("c1", 1, 11, 2).substr(30) + "\n");
   files.Poll(2);
   evs = Flush(&c, &counters);
   ASSERT_EQ(evs.size(), 1u);

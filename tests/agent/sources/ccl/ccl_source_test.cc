@@ -5,35 +5,25 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstring>
 
+#include "sources/ccl/probe_record.h"
 #include "sources/source_harness.h"
 #include "test_support.h"
 
 namespace aegis::agent {
 namespace {
 
+using testing::ProbeRecord;
 using testing::ScratchDir;
 using testing::WriteFile;
-
-// A record in the probe's own output form (src/probe/comm_state.cc).
-std::string Record(const std::string& comm, int rank, double ts, int launched) {
-  char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "{\"v\": 1, \"ts\": %.3f, \"host\": \"node-0007\", \"pid\": 4242, \"gpu\": %d, \"comm\": \"%s\", "
-                "\"comm_name\": \"tp\", \"nranks\": 8, \"nnodes\": 1, \"rank\": %d, \"coll\": {\"AllReduce\": "
-                "{\"launched\": %d, \"completed\": %d}}, \"net\": [], \"recent\": []}",
-                ts, rank, comm.c_str(), rank, launched, launched);
-  return buf;
-}
 
 TEST(CclInput, FilesAndSocketFeedOneCoalescerShippedWhenHeldRecordsAreEmitted) {
   ScratchDir d;
   testing::SourceHarness h(d);
   h.config.ccl_dir = d / "ccl";
   h.config.ccl_socket = d / "ccl.sock";
-  WriteFile(d / "ccl/node-0007-4242.jsonl", Record("c1", 0, 10, 1) + "\n" + Record("c1", 0, 11, 2) + "\n");
+  WriteFile(d / "ccl/node-0007-4242.jsonl", ProbeRecord("c1", 0, 10, 1) + "\n" + ProbeRecord("c1", 0, 11, 2) + "\n");
   auto s = h.Create("ccl");
   ASSERT_TRUE(s);
   ASSERT_GE(s->fd(), 0);  // the socket is bound
@@ -51,7 +41,7 @@ TEST(CclInput, FilesAndSocketFeedOneCoalescerShippedWhenHeldRecordsAreEmitted) {
   sockaddr_un to{};
   to.sun_family = AF_UNIX;
   std::strncpy(to.sun_path, (d / "ccl.sock").c_str(), sizeof to.sun_path - 1);
-  const std::string rec = Record("c1", 1, 12, 3);
+  const std::string rec = ProbeRecord("c1", 1, 12, 3);
   ASSERT_EQ(::sendto(fd, rec.data(), rec.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
             static_cast<ssize_t>(rec.size()));
   ::close(fd);
