@@ -5,7 +5,7 @@ build=$1
 seconds=${2:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=(line_fuzz json_fuzz scan_plan_fuzz controller_events_fuzz controller_job_fuzz controller_job_end_fuzz
-         controller_host_state_fuzz controller_topology_fuzz)
+         controller_host_state_fuzz controller_topology_fuzz controller_nesting_fuzz)
 targets+=(agent_kmsg_fuzz agent_ccl_fuzz agent_sysfs_fuzz)
 for t in "${targets[@]}"; do
   corpus=$(mktemp -d)

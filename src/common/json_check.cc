@@ -1,5 +1,6 @@
 #include "common/json_check.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/text.h"
@@ -40,7 +41,36 @@ Status Kind(const json& obj, const char* key, std::string_view path, bool requir
 
 }  // namespace
 
+size_t JsonNestingDepth(std::string_view text, size_t limit) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 Status ParseJsonObject(std::string_view text, std::string_view what, json* out) {
+  *out = json();
+  if (JsonNestingDepth(text) > kMaxJsonDepth)
+    return Status::InvalidArgument(std::string(what) + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                   " levels");
   *out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded()) return Status::InvalidArgument(std::string(what) + ": body is not valid JSON");
   if (!out->is_object()) return Status::InvalidArgument(std::string(what) + ": body must be a JSON object");

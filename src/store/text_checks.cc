@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_check.h"
 #include "common/text.h"
 
 namespace aegis::store {
@@ -31,6 +32,9 @@ Status CheckJson(std::string_view field, std::string_view value) {
   if (value.size() > kMaxDocumentBytes)
     return Status::ResourceExhausted(std::string(field) + ": " + std::to_string(value.size()) +
                                      " bytes, more than the " + std::to_string(kMaxDocumentBytes) + " allowed");
+  if (JsonNestingDepth(value) > kMaxJsonDepth)
+    return Status::InvalidArgument(std::string(field) + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                   " levels");
   // accept() validates strings as UTF-8, and raw control bytes (NUL included) are not JSON.
   if (!nlohmann::json::accept(value)) return Status::InvalidArgument(std::string(field) + ": not a JSON text");
   return Status::Ok();

@@ -24,6 +24,23 @@ TEST(JsonCheck, KindsAndMessagesNameTheField) {
   EXPECT_EQ(CheckString(j, "absent", "job", true).message(), "job.absent is required");
 }
 
+TEST(JsonCheck, NestingIsCountedOutsideStringsAndStopsPastTheLimit) {
+  EXPECT_EQ(JsonNestingDepth("1"), 0u);
+  EXPECT_EQ(JsonNestingDepth(R"({"a": [1, {"b": []}]})"), 4u);
+  EXPECT_EQ(JsonNestingDepth(R"({"a": "[[[[{{{{", "b": "\"[[["})"), 1u);  // brackets in strings, escaped quotes
+  EXPECT_EQ(JsonNestingDepth("]]][["), 2u);                                  // not JSON: still bounded
+  const std::string deep = std::string(1000000, '[');
+  EXPECT_EQ(JsonNestingDepth(deep), kMaxJsonDepth + 1);  // stops at the first level past the limit
+  EXPECT_EQ(JsonNestingDepth(deep, 3), 4u);
+
+  json j;
+  const std::string at_limit = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(ParseJsonObject(R"({"x": )" + at_limit.substr(1, at_limit.size() - 2) + "}", "job", &j).ok());
+  const Status s = ParseJsonObject(R"({"x": )" + at_limit + "}", "job", &j);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.message(), "job: nested deeper than 64 levels");
+}
+
 TEST(JsonCheck, Times) {
   json j = {{"a", 1764497523.5}, {"b", "2026-11-30T10:12:04Z"}, {"c", "yesterday"}, {"d", true}};
   EXPECT_TRUE(CheckTime(j, "a", "x").ok());

@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include "test_controller.h"
 
@@ -82,6 +84,29 @@ TEST(HttpApi, BodiesOverTheLimitAre413) {
   // Just under the limit is read (and this one is valid).
   std::string fits = R"({"node": "node-1", "agent": "a", "events": [], "pad": ")" + std::string((4u << 20) - 100, 'x') + "\"}";
   EXPECT_EQ(c.Post("/api/v1/events", fits).status, 200);
+}
+
+// One request must not take the controller down: a body nested 50,000 deep (100 KB,
+// under every size limit) overflowed the stack of the thread that parsed it. Every
+// endpoint that takes a body refuses it, and the controller answers the next request.
+TEST(HttpApi, DeeplyNestedBodiesAreRefusedNotFollowed) {
+  TestController c;
+  const std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  const std::string in_job = R"({"id": "j", "hosts": ["n"], "x": )" + deep + "}";
+  for (const auto& [method, path, body] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"POST", "/api/v1/events", R"({"node": "n", "agent": "a", "events": [)" + deep + "]}"},
+           {"POST", "/api/v1/jobs", in_job},
+           {"POST", "/api/v1/jobs/j/end", R"({"state": "failed", "x": )" + deep + "}"},
+           {"POST", "/api/v1/hosts/n/state", R"({"state": "repair", "x": )" + deep + "}"},
+           {"PUT", "/api/v1/topology", R"({"nodes": )" + deep + "}"}}) {
+    const HttpReply r = method == "PUT" ? c.Put(path, body) : c.Post(path, body);
+    EXPECT_EQ(r.status, 400) << path << ": " << r.body;
+    EXPECT_NE(r.body.find("nested deeper than 64 levels"), std::string::npos) << path << ": " << r.body;
+  }
+  // 64 levels are fine, and the controller is still there.
+  const std::string fits = R"({"id": "j", "hosts": ["n"], "x": )" + std::string(63, '[') + std::string(63, ']') + "}";
+  EXPECT_EQ(c.Post("/api/v1/jobs", fits).status, 201);
+  EXPECT_EQ(c.Get("/api/v1/status").status, 200);
 }
 
 TEST(HttpApi, EveryBodyIsValidated) {
