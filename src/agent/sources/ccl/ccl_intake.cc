@@ -12,6 +12,7 @@
 
 #include "agent/fs_util.h"
 #include "agent/log.h"
+#include "common/json_check.h"
 #include "wire/ccl_event.h"
 
 namespace aegis::agent {
@@ -61,7 +62,9 @@ bool CclCoalescer::Add(std::string_view text) {
   // Tolerate what line readers leave: trailing "\r" or blanks.
   while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\n')) text.remove_suffix(1);
   CclKey key;
-  if (text.empty() || !ParseCclRecord(parser_, text, &key)) {
+  // A record is shipped as it came: one nested deeper than the controller takes would get
+  // its whole batch refused, again and again (the sender never drops a batch).
+  if (text.empty() || JsonNestingDepth(text) > kMaxJsonDepth || !ParseCclRecord(parser_, text, &key)) {
     counters_->Add(counters_->ccl_invalid);
     return false;
   }

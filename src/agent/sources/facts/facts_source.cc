@@ -11,6 +11,7 @@
 #include "wire/facts_event.h"
 #include "agent/sources/facts/facts.h"
 #include "bundle/bundle_reader.h"
+#include "common/json_check.h"
 
 namespace aegis::agent {
 
@@ -42,6 +43,13 @@ class FactsInput : public Source {
       std::string text;
       if (Status s = ReadSmallFile(config_.facts, &text, 16u << 20); !s.ok()) {
         log_.Log("facts file " + config_.facts + ": " + s.message());
+        return false;
+      }
+      // The controller refuses a batch holding a document nested deeper than this (and
+      // the sender never drops a batch): such a file would stop this node's shipping.
+      if (JsonNestingDepth(text) > kMaxJsonDepth) {
+        log_.Log("facts file " + config_.facts + " nests deeper than " + std::to_string(kMaxJsonDepth) +
+                 " levels: not shipped");
         return false;
       }
       f = nlohmann::json::parse(text, nullptr, false);

@@ -70,7 +70,10 @@ TEST(CclCoalescer, InvalidRecordsAreCounted) {
   EXPECT_FALSE(c.Add("{\"comm\": \"x\", \"rank\": 0.5, \"ts\": 1}"));  // rank not whole
   EXPECT_FALSE(c.Add("{\"comm\": \"x\", \"rank\": 0, \"ts\": 1"));     // cut
   EXPECT_FALSE(c.Add(""));
-  EXPECT_EQ(counters.ccl_invalid.load(), 7u);
+  // Nested deeper than the controller takes: it would refuse the record's whole batch.
+  EXPECT_FALSE(c.Add("{\"comm\": \"x\", \"rank\": 0, \"ts\": 1, \"x\": " + std::string(100, '[') +
+                     std::string(100, ']') + "}"));
+  EXPECT_EQ(counters.ccl_invalid.load(), 8u);
   EXPECT_TRUE(c.Add("{\"comm\": \"x\", \"rank\": 0, \"ts\": 1}\r\n"));
   auto evs = Flush(&c, &counters);
   ASSERT_EQ(evs.size(), 1u);
