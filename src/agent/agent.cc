@@ -229,8 +229,7 @@ Status Agent::Start() {
     h["started_at"] = impl_->started_at;
     h["queue_events"] = qs.records;
     h["queue_bytes"] = qs.bytes;
-    const double now = config_.env->NowEpochSeconds();
-    h["lag_s"] = qs.oldest_enqueued_ms ? std::max(0.0, now - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0;
+    h["lag_s"] = qs.OldestAgeSeconds(config_.env->NowEpochSeconds());
     h["dropped_events"] = qs.dropped_records + counters_.events_dropped_too_large.load();
     h["events_queued"] = [&] {
       uint64_t n = 0;

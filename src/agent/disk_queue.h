@@ -25,6 +25,7 @@
 //
 // One appender thread and one reader thread (Peek / Ack) may use it at the same time.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -58,6 +59,12 @@ struct DiskQueueStats {
   uint64_t corrupt_records = 0;  // unreadable records skipped (damaged disk), this process
   uint64_t oldest_enqueued_ms = 0;  // of the first queued record; 0 when empty
   uint64_t segments = 0;
+
+  // How long the oldest queued record has waited at `now` (epoch seconds): the shipping
+  // lag; 0 when the queue is empty.
+  double OldestAgeSeconds(double now) const {
+    return oldest_enqueued_ms ? std::max(0.0, now - static_cast<double>(oldest_enqueued_ms) / 1000.0) : 0.0;
+  }
 };
 
 class DiskQueue {

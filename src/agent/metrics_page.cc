@@ -97,8 +97,7 @@ std::string RenderMetrics(const MetricsContext& m) {
   p.Family("aegis_agent_queue_limit_bytes", "gauge", "Bound of the on-disk queue; past it the oldest events are dropped.");
   p.Sample("aegis_agent_queue_limit_bytes", {}, m.queue_limit_bytes);
   p.Family("aegis_agent_queue_oldest_age_seconds", "gauge", "Age of the oldest queued event (0 when the queue is empty): the shipping lag.");
-  p.Sample("aegis_agent_queue_oldest_age_seconds", {},
-           qs.oldest_enqueued_ms ? std::max(0.0, now - static_cast<double>(qs.oldest_enqueued_ms) / 1000.0) : 0.0);
+  p.Sample("aegis_agent_queue_oldest_age_seconds", {}, qs.OldestAgeSeconds(now));
   p.Family("aegis_agent_queue_append_errors_total", "counter", "Failed writes to the on-disk queue (retried).");
   p.Sample("aegis_agent_queue_append_errors_total", {}, Get(c.queue_append_errors));
 

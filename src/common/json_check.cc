@@ -66,11 +66,16 @@ size_t JsonNestingDepth(std::string_view text, size_t limit) {
   return deepest;
 }
 
+Status CheckJsonDepth(std::string_view text, std::string_view what) {
+  if (JsonNestingDepth(text) <= kMaxJsonDepth) return Status::Ok();
+  std::string msg(what);
+  msg.append(": nested deeper than ").append(std::to_string(kMaxJsonDepth)).append(" levels");
+  return Status::InvalidArgument(std::move(msg));
+}
+
 Status ParseJsonObject(std::string_view text, std::string_view what, json* out) {
   *out = json();
-  if (JsonNestingDepth(text) > kMaxJsonDepth)
-    return Status::InvalidArgument(std::string(what) + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                   " levels");
+  if (Status s = CheckJsonDepth(text, what); !s.ok()) return s;
   *out = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded()) return Status::InvalidArgument(std::string(what) + ": body is not valid JSON");
   if (!out->is_object()) return Status::InvalidArgument(std::string(what) + ": body must be a JSON object");

@@ -12,16 +12,19 @@
 
 namespace aegis {
 
-// The deepest nesting of arrays and objects any document of the API may have. Readers and
-// writers of JSON recurse once per level (nlohmann's dump and destructor, the wire's
-// decoders): a body nested 50,000 deep, well under every size limit, would overflow the
-// stack of the thread that took it, so it is refused before it is parsed.
+// The deepest nesting of arrays and objects any document of the API may have. Code that
+// walks a document recurses once per level: a job body nested 50,000 deep, well under
+// every size limit, overflowed the stack of the controller thread that took it, so a
+// deeper document is refused before it is parsed.
 inline constexpr size_t kMaxJsonDepth = 64;
 
 // How deep arrays and objects nest in `text` (brackets inside strings not counted),
 // counted up to `limit` + 1: the scan stops there. Linear in the text, no allocation; the
 // text need not be valid JSON.
 size_t JsonNestingDepth(std::string_view text, size_t limit = kMaxJsonDepth);
+// InvalidArgument "<what>: nested deeper than 64 levels" when `text` nests deeper than
+// kMaxJsonDepth.
+Status CheckJsonDepth(std::string_view text, std::string_view what);
 
 // Parses a request body that must be one JSON object nested at most kMaxJsonDepth deep.
 // `what` names it in messages.

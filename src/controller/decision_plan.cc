@@ -19,13 +19,15 @@ std::string ActionKey(const std::string& prefix, store::ActionOp op, const std::
   return key;
 }
 
-std::vector<store::ActionRecord> Drains(const std::string& incident, const std::string& host, store::ActionOp op,
-                                  double now, bool dry_run, const std::vector<ActionTarget>& targets) {
+// One action per target (a recorded-only one without targets), keyed under `key_prefix`.
+std::vector<store::ActionRecord> Drains(const std::string& incident, const std::string& key_prefix,
+                                        const std::string& host, store::ActionOp op, double now, bool dry_run,
+                                        const std::vector<ActionTarget>& targets) {
   using store::ActionBackend;
   std::vector<store::ActionRecord> out;
   auto one = [&](ActionBackend backend) {
     store::ActionRecord a;
-    a.key = ActionKey(incident, op, host, backend);
+    a.key = ActionKey(key_prefix, op, host, backend);
     a.incident = incident;
     a.host = host;
     a.op = op;
@@ -95,7 +97,7 @@ Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
     if (state_of(host) == to) return;  // already so (an early incident took it out): drained once
     d.hosts.push_back({host, to, std::move(reason)});
     if (drain) {
-      auto actions = Drains(in.incident, host, store::ActionOp::kDrain, in.now, in.dry_run, in.backends);
+      auto actions = Drains(in.incident, in.incident, host, store::ActionOp::kDrain, in.now, in.dry_run, in.backends);
       d.actions.insert(d.actions.end(), actions.begin(), actions.end());
     }
   };
@@ -159,15 +161,13 @@ size_t IsolationBudget(double max_isolate_share, size_t topology_hosts) {
 }
 
 std::vector<store::ActionRecord> ManualActions(const std::string& host, store::HostState from, store::HostState to,
-                                         const std::string& key_prefix, double now, bool dry_run,
-                                         const std::vector<ActionTarget>& backends) {
+                                               const std::string& key_prefix, double now, bool dry_run,
+                                               const std::vector<ActionTarget>& backends) {
   std::optional<store::ActionOp> op;
   if (IsOutOfService(to) && !IsOutOfService(from)) op = store::ActionOp::kDrain;
   if (to == store::HostState::kInService && IsOutOfService(from)) op = store::ActionOp::kResume;
   if (!op) return {};
-  auto actions = Drains("", host, *op, now, dry_run, backends);
-  for (auto& a : actions) a.key = ActionKey(key_prefix, *op, host, a.backend);
-  return actions;
+  return Drains("", key_prefix, host, *op, now, dry_run, backends);
 }
 
 }  // namespace aegis::controller

@@ -70,7 +70,7 @@ std::string IsolationReason(const Verdict& v, const IsolateEntry& entry);
 // The actions of a person's change of a host to `to` (a drain when taken out of service, a
 // resume when returned to it), keyed by `key_prefix`.
 std::vector<store::ActionRecord> ManualActions(const std::string& host, store::HostState from, store::HostState to,
-                                         const std::string& key_prefix, double now, bool dry_run,
-                                         const std::vector<ActionTarget>& backends);
+                                               const std::string& key_prefix, double now, bool dry_run,
+                                               const std::vector<ActionTarget>& backends);
 
 }  // namespace aegis::controller

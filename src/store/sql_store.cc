@@ -23,13 +23,16 @@ constexpr std::string_view kEventColumns = "seq, id, node, type, at, received_at
 // "type IN ('log', 'ccl', ...)": the types this build knows. A row of another type (a
 // newer controller's, sharing the database during an upgrade) is not this build's to
 // read: it is left out by the query, so that paging by seq or time passes over it.
-std::string KnownTypeFilter() {
-  std::string f = "type IN (";
-  for (size_t i = 0; i < wire::kEventTypes.size(); ++i) {
-    if (i) f += ", ";
-    f.append("'").append(wire::ToString(wire::kEventTypes[i])).append("'");
-  }
-  return f + ")";
+const std::string& KnownTypeFilter() {
+  static const std::string filter = [] {
+    std::string f = "type IN (";
+    for (size_t i = 0; i < wire::kEventTypes.size(); ++i) {
+      if (i) f += ", ";
+      f.append("'").append(wire::ToString(wire::kEventTypes[i])).append("'");
+    }
+    return f + ")";
+  }();
+  return filter;
 }
 
 Status EventFromRow(const SqlRows& r, size_t i, Event* out) {
@@ -39,7 +42,7 @@ Status EventFromRow(const SqlRows& r, size_t i, Event* out) {
   e.node = r.Text(i, 2);
   const std::string type = r.Text(i, 3);
   const auto t = wire::ParseEventType(type);
-  if (!t) return Status::Corruption("events.type: unknown value \"" + type + "\" (event " + e.id + ")");
+  if (!t) return Unreadable("events", "type", type);
   e.type = *t;
   e.at = r.Real(i, 4);
   e.received_at = r.Real(i, 5);

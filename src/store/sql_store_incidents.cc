@@ -20,10 +20,6 @@ constexpr size_t kIdsPerQuery = 500;
 // Store-assigned incident ids skip those a caller already took; this bounds the skipping.
 constexpr int kMaxIdAttempts = 1000;
 
-Status Unreadable(std::string_view table, std::string_view column, const std::string& value) {
-  return Status::Corruption(std::string(table) + "." + std::string(column) + ": unknown value \"" + value + "\"");
-}
-
 Status IncidentFromRow(const SqlRows& r, size_t i, IncidentRecord* out) {
   IncidentRecord inc;
   inc.id = r.Text(i, 0);

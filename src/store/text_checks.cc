@@ -32,12 +32,16 @@ Status CheckJson(std::string_view field, std::string_view value) {
   if (value.size() > kMaxDocumentBytes)
     return Status::ResourceExhausted(std::string(field) + ": " + std::to_string(value.size()) +
                                      " bytes, more than the " + std::to_string(kMaxDocumentBytes) + " allowed");
-  if (JsonNestingDepth(value) > kMaxJsonDepth)
-    return Status::InvalidArgument(std::string(field) + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                   " levels");
+  if (Status s = CheckJsonDepth(value, field); !s.ok()) return s;
   // accept() validates strings as UTF-8, and raw control bytes (NUL included) are not JSON.
   if (!nlohmann::json::accept(value)) return Status::InvalidArgument(std::string(field) + ": not a JSON text");
   return Status::Ok();
+}
+
+Status Unreadable(std::string_view table, std::string_view column, std::string_view value) {
+  std::string msg(table);
+  msg.append(".").append(column).append(": unknown value \"").append(value).append("\"");
+  return Status::Corruption(std::move(msg));
 }
 
 Status CheckTime(std::string_view field, double t, bool allow_nan) {

@@ -26,4 +26,8 @@ Status CheckJson(std::string_view field, std::string_view value);
 // A finite time (allow_nan: NaN too, meaning unknown).
 Status CheckTime(std::string_view field, double t, bool allow_nan = false);
 
+// The read side: a stored value this build has no name for (a newer release's, a hand
+// edit) is Corruption naming "table.column" and the value.
+Status Unreadable(std::string_view table, std::string_view column, std::string_view value);
+
 }  // namespace aegis::store

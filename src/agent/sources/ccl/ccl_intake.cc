@@ -64,7 +64,7 @@ bool CclCoalescer::Add(std::string_view text) {
   CclKey key;
   // A record is shipped as it came: one nested deeper than the controller takes would get
   // its whole batch refused, again and again (the sender never drops a batch).
-  if (text.empty() || JsonNestingDepth(text) > kMaxJsonDepth || !ParseCclRecord(parser_, text, &key)) {
+  if (text.empty() || !CheckJsonDepth(text, "ccl record").ok() || !ParseCclRecord(parser_, text, &key)) {
     counters_->Add(counters_->ccl_invalid);
     return false;
   }

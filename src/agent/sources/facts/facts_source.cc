@@ -47,9 +47,8 @@ class FactsInput : public Source {
       }
       // The controller refuses a batch holding a document nested deeper than this (and
       // the sender never drops a batch): such a file would stop this node's shipping.
-      if (JsonNestingDepth(text) > kMaxJsonDepth) {
-        log_.Log("facts file " + config_.facts + " nests deeper than " + std::to_string(kMaxJsonDepth) +
-                 " levels: not shipped");
+      if (Status s = CheckJsonDepth(text, "facts file " + config_.facts); !s.ok()) {
+        log_.Log(s.message() + ": not shipped");
         return false;
       }
       f = nlohmann::json::parse(text, nullptr, false);
