@@ -107,6 +107,7 @@ Agent::Agent(AgentConfig config, const SourceRegistry* registry)
     : config_(std::move(config)), registry_(registry), instance_(RandomId()) {
   if (!config_.env) config_.env = Env::Default();
   if (!config_.sender.env) config_.sender.env = config_.env;
+  if (!config_.sender.progress) config_.sender.progress = config_.progress;
   impl_ = std::make_unique<Impl>(&counters_, config_.env);
 }
 
@@ -310,6 +311,7 @@ void Agent::Run() {
   std::vector<size_t> fd_source;  // fds[k + 1] is sources[fd_source[k]]'s
   while (!stop_.load()) {
     counters_.Add(counters_.loop_passes);
+    if (c.progress) c.progress->Notify();  // the pass before this one is done
     now = env->NowMonotonicSeconds();
     double next = std::min(next_held, next_state);
     for (size_t i = 0; i < sources.size(); ++i) next = std::min(next, sources[i].due());

@@ -55,6 +55,9 @@ struct AgentConfig {
   // Clocks and files (not owned; outlives the Agent); null: Env::Default(). Tests give a
   // ManualClockEnv to move the loop's, the sources' and the sender's clocks by hand.
   Env* env = nullptr;
+  // Notified after each pass of the loop (and given to the sender): tests wait on it for a
+  // condition about the agent (common/progress_signal.h). Null in production.
+  ProgressSignal* progress = nullptr;
   SenderOptions sender;       // controller, node, token... are filled from above (env too)
 };
 

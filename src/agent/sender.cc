@@ -318,6 +318,7 @@ void Sender::Start() {
 void Sender::Loop() {
   while (!stop_) {
     const double wait = RunOnce();
+    if (options_.progress) options_.progress->Notify();
     if (stop_) break;
     if (wait < 0) {
       const double now = options_.env->NowMonotonicSeconds();

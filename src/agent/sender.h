@@ -39,6 +39,7 @@
 
 #include "agent/counters.h"
 #include "agent/disk_queue.h"
+#include "common/progress_signal.h"
 #include "common/status.h"
 #include "env/env.h"
 
@@ -76,6 +77,8 @@ struct SenderOptions {
   // Retry-After dates on the wall one; null: Env::Default(). Waiting between rounds
   // (Loop) is on the real clock, so a test with a ManualClockEnv drives RunOnce().
   Env* env = nullptr;
+  // Notified after each round of Loop (common/progress_signal.h); null: none.
+  ProgressSignal* progress = nullptr;
 };
 
 // What the agent says about itself in heartbeats.

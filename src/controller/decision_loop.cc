@@ -95,6 +95,7 @@ void DecisionLoop::Loop() {
 void DecisionLoop::RunOnce() {
   RunPass();
   ++health_->loop_passes;
+  if (options_.progress) options_.progress->Notify();
 }
 
 void DecisionLoop::RunPass() {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/progress_signal.h"
 #include "common/status.h"
 #include "controller/job_scope.h"
 #include "engine/engine.h"
@@ -56,6 +57,9 @@ struct ControllerOptions {
   // The clock it decides by (its wall clock: epoch seconds) and the store's; not owned,
   // outlives the controller; null: Env::Default(). Tests give a ManualClockEnv.
   Env* env = nullptr;
+  // Notified after each pass of the decision loop (common/progress_signal.h): tests wait on
+  // it for a decision. Null in production.
+  ProgressSignal* progress = nullptr;
 };
 
 }  // namespace aegis::controller

@@ -67,7 +67,7 @@ AgentConfig Config(const ScratchDir& d, const std::string& controller) {
 // Runs an agent on its own thread for the scope.
 class Running {
  public:
-  explicit Running(AgentConfig c) : agent_(std::move(c)) {
+  explicit Running(AgentConfig c) : agent_(WithProgress(std::move(c))) {
     Status s = agent_.Start();
     EXPECT_TRUE(s.ok()) << s.ToString();
     if (s.ok()) thread_ = std::thread([this] { agent_.Run(); });
@@ -79,41 +79,33 @@ class Running {
   Agent& agent() { return agent_; }
 
  private:
+  static AgentConfig WithProgress(AgentConfig c) {
+    if (!c.progress) c.progress = &testing::Progress();
+    return c;
+  }
   Agent agent_;
   std::thread thread_;
 };
 
-// Polls `done` every 10 ms for up to 20 s.
-bool WaitFor(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a condition, not waiting for time
-  }
-  return done();
+// Waits up to 20 s for `done`, checked after every pass of a running agent's loop, every
+// round of its sender and every request to the controller's double (testing::Progress).
+bool WaitFor(const std::function<bool()>& done) { return testing::Progress().WaitUntil(done, std::chrono::seconds(20)); }
+
+// Waits for `passes` more passes of the agent's loop: what a test needs before it asserts
+// that something did NOT happen (a sleep alone proves nothing on a slow machine, where the
+// loop may not have run).
+bool WaitForLoopPasses(Running& r, int passes) {
+  const uint64_t base = r.agent().counters().loop_passes.load();
+  return WaitFor([&] { return r.agent().counters().loop_passes.load() >= base + static_cast<uint64_t>(passes); });
 }
 
-// Waits for `passes` more passes of the agent's loop, begun once `after` has passed: what a
-// test needs before it asserts that something did NOT happen (a sleep alone proves nothing
-// on a slow machine, where the loop may not have run). `after` is for what needs the
-// agent's clock to move (its facts or poll interval); zero otherwise.
-bool WaitForLoopPasses(Running& r, int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0)) {
-  const auto start = std::chrono::steady_clock::now();
-  uint64_t base = 0;
-  bool based = false;
-  const auto deadline = start + after + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (std::chrono::steady_clock::now() - start >= after) {
-      const uint64_t n = r.agent().counters().loop_passes.load();
-      if (!based) {
-        base = n;
-        based = true;
-      }
-      if (n >= base + static_cast<uint64_t>(passes)) return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a condition, not waiting for time
-  }
-  return false;
+// A sample of the agent's /metrics (-1 when it cannot be read).
+double MetricSample(Running& r, const std::string& sample) {
+  httplib::Client http("127.0.0.1", r.agent().metrics_port());
+  auto res = http.Get("/metrics");
+  if (!res || res->status != 200) return -1;
+  testing::Exposition e = testing::Exposition::Parse(res->body);
+  return e.error.empty() && e.samples.count(sample) ? e.samples[sample] : -1;
 }
 
 size_t CountRule(const FakeController& ctl, const std::string& rule) {
@@ -154,9 +146,15 @@ TEST(Agent, ShipsClassifiedLinesFactsAndHeartbeats) {
   EXPECT_NE(res->body.find("aegis_agent_events_shipped_total "), std::string::npos);
   EXPECT_NE(res->body.find("aegis_agent_lines_read_total{source=\"train\"} 3"), std::string::npos) << res->body;
 
-  // Facts unchanged: not sent again, though the agent has looked at them since (real time:
-  // the facts interval of Config below has passed).
-  ASSERT_TRUE(WaitForLoopPasses(r, 2, std::chrono::milliseconds(600)));
+  // Facts unchanged: not sent again, though the agent has read them twice more since.
+  const std::string facts_runs = "aegis_agent_source_runs_total{source=\"facts\"}";
+  const double runs = MetricSample(r, facts_runs);
+  ASSERT_GE(runs, 1);
+  ASSERT_TRUE(WaitFor([&] { return MetricSample(r, facts_runs) >= runs + 2; }));
+  // A heartbeat goes only with the batch that empties the queue: the second to arrive after
+  // those reads was made after them, so nothing they queued is still on its way.
+  const size_t heartbeats = ctl.of_type("heartbeat").size();
+  ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("heartbeat").size() >= heartbeats + 2; }));
   EXPECT_EQ(ctl.of_type("facts").size(), 1u);
   WriteFile(d / "facts.json", R"({"gpu": {"driver_version": "570.124.06"}})");
   ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("facts").size() == 2; }));

@@ -157,6 +157,7 @@ TEST(Stamps, TheAgentFlushesWhenAskedAndTagsItsLines) {
   c.state_s = 0.1;
   c.sender.heartbeat_s = 3600;  // one at start, then only when asked
   c.sender.backoff_min_s = 0.05;
+  c.progress = &testing::Progress();
   ASSERT_TRUE(ValidateConfig(&c).ok());
   ctl.set_scope({{"job", "job-9"}, {"since", Env::Default()->NowEpochSeconds() - 60}, {"report_s", 0.1}, {"flush", nullptr}});
   WriteFile(d / "logs/rank0.log", "");

@@ -46,55 +46,16 @@ LiveRules* BuiltinRules() {
   return rules;
 }
 
+ProgressSignal& Progress() {
+  static ProgressSignal* signal = new ProgressSignal;
+  return *signal;
+}
+
 FakeController::FakeController(int port) {
   server_.new_task_queue = [] { return new httplib::ThreadPool(2); };
   server_.Post("/api/v1/events", [this](const httplib::Request& req, httplib::Response& res) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++requests_;
-    authorizations_.push_back(req.get_header_value("Authorization"));
-    if (!script_.empty()) {
-      Reply r = script_.front();
-      script_.pop_front();
-      if (r.status != 200) {
-        res.status = r.status;
-        if (!r.retry_after.empty()) res.set_header("Retry-After", r.retry_after);
-        res.set_content("{\"error\":\"scripted\"}", "application/json");
-        return;
-      }
-    }
-    if (!token_.empty() && req.get_header_value("Authorization") != "Bearer " + token_) {
-      res.status = 401;
-      return;
-    }
-    nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body["events"].is_array() || !body["node"].is_string() || !body["agent"].is_string()) {
-      res.status = 400;
-      return;
-    }
-    if (body["events"].size() > max_events_) {
-      res.status = 413;
-      return;
-    }
-    batch_sizes_.push_back(body["events"].size());
-    size_t accepted = 0, dups = 0;
-    nlohmann::json rejected = nlohmann::json::array();
-    for (auto& e : body["events"]) {
-      if (!e.is_object() || !e["id"].is_string()) {
-        rejected.push_back({{"id", ""}, {"reason", "no id"}});
-        continue;
-      }
-      if (ids_.insert(e["id"].get<std::string>()).second) {
-        events_.push_back(e);
-        ++accepted;
-      } else {
-        ++dups;
-        ++duplicates_;
-        duplicate_ids_.push_back(e["id"].get<std::string>());
-      }
-    }
-    nlohmann::json answer{{"accepted", accepted}, {"duplicates", dups}, {"rejected", rejected}};
-    if (!scope_.is_null()) answer["scope"] = scope_;
-    res.set_content(answer.dump(), "application/json");
+    Answer(req, res);
+    Progress().Notify();
   });
   if (port == 0) {
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -104,7 +65,58 @@ FakeController::FakeController(int port) {
     throw std::runtime_error("cannot listen on port " + std::to_string(port));
   }
   thread_ = std::thread([this] { server_.listen_after_bind(); });
-  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling a condition
+  // Answered once the accept loop runs (the bound socket queues it till then), so that the
+  // destructor's stop() finds it running.
+  httplib::Client(url()).Get("/");
+}
+
+void FakeController::Answer(const httplib::Request& req, httplib::Response& res) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++requests_;
+  authorizations_.push_back(req.get_header_value("Authorization"));
+  if (!script_.empty()) {
+    Reply r = script_.front();
+    script_.pop_front();
+    if (r.status != 200) {
+      res.status = r.status;
+      if (!r.retry_after.empty()) res.set_header("Retry-After", r.retry_after);
+      res.set_content("{\"error\":\"scripted\"}", "application/json");
+      return;
+    }
+  }
+  if (!token_.empty() && req.get_header_value("Authorization") != "Bearer " + token_) {
+    res.status = 401;
+    return;
+  }
+  nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+  if (!body.is_object() || !body["events"].is_array() || !body["node"].is_string() || !body["agent"].is_string()) {
+    res.status = 400;
+    return;
+  }
+  if (body["events"].size() > max_events_) {
+    res.status = 413;
+    return;
+  }
+  batch_sizes_.push_back(body["events"].size());
+  size_t accepted = 0, dups = 0;
+  nlohmann::json rejected = nlohmann::json::array();
+  for (auto& e : body["events"]) {
+    if (!e.is_object() || !e["id"].is_string()) {
+      rejected.push_back({{"id", ""}, {"reason", "no id"}});
+      continue;
+    }
+    if (ids_.insert(e["id"].get<std::string>()).second) {
+      events_.push_back(e);
+      ++accepted;
+    } else {
+      ++dups;
+      ++duplicates_;
+      duplicate_ids_.push_back(e["id"].get<std::string>());
+    }
+  }
+  nlohmann::json answer{{"accepted", accepted}, {"duplicates", dups}, {"rejected", rejected}};
+  if (!scope_.is_null()) answer["scope"] = scope_;
+  res.set_content(answer.dump(), "application/json");
 }
 
 FakeController::~FakeController() {
@@ -170,12 +182,7 @@ std::vector<std::string> FakeController::authorizations() const {
 }
 
 bool FakeController::WaitFor(const std::function<bool()>& pred, double seconds) const {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a condition, not waiting for time
-  }
-  return pred();
+  return Progress().WaitUntil(pred, std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
 }
 
 }  // namespace aegis::agent::testing

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/progress_signal.h"
 #include "match/live_rules.h"
 
 namespace aegis::agent::testing {
@@ -34,6 +35,11 @@ std::string ReadFile(const std::string& path);
 
 // The built-in rules, loaded once.
 LiveRules* BuiltinRules();
+
+// The signal the agent's tests wait on: agents and senders under test are given it
+// (AgentConfig::progress, SenderOptions::progress), and FakeController notifies it after
+// every request.
+ProgressSignal& Progress();
 
 // POST /api/v1/events as the controller serves it: keeps every event once by id, answers
 // 200 with accepted / duplicates, unless told otherwise: `script` answers the next
@@ -64,10 +70,13 @@ class FakeController {
   std::vector<std::string> duplicate_ids() const;
   std::vector<size_t> batch_sizes() const;
   std::vector<std::string> authorizations() const;
-  // Waits until `pred` holds (checked every 20 ms) or `seconds` pass.
+  // Waits until `pred` holds or `seconds` pass: checked after every request it answers and
+  // every step of an agent or sender given Progress().
   bool WaitFor(const std::function<bool()>& pred, double seconds = 10) const;
 
  private:
+  void Answer(const httplib::Request& req, httplib::Response& res);
+
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;

@@ -8,6 +8,7 @@
 #include "bundle/bundle_reader.h"
 #include "controller/bundle_export.h"
 #include "controller/iso_time.h"
+#include "env/manual_clock_env.h"
 #include "gen/cluster.h"
 #include "sources/bundle_source.h"
 #include "test_controller.h"
@@ -31,10 +32,10 @@ struct Exported {
   std::string dir;
 };
 
-// Posts the incident, ends the job as `state` (or lets the controller find the hang), and
-// writes the decided incident's bundle.
+// Posts the incident, ends the job as `state` (or moves `clock`, the controller's, past its
+// --hang-after and lets it find the hang), and writes the decided incident's bundle.
 Exported DecideAndExport(TestController& c, gen::Bundle& b, const std::string& state, bool redact,
-                         const std::string& out_dir, const SimOptions& sim = {}) {
+                         const std::string& out_dir, const SimOptions& sim = {}, ManualClockEnv* clock = nullptr) {
   PostIncident(c, b, sim);
   std::string id;
   if (!state.empty()) {
@@ -42,6 +43,11 @@ Exported DecideAndExport(TestController& c, gen::Bundle& b, const std::string& s
                            json{{"state", state}, {"ended_at", FormatIsoTime(b.c.end)}}.dump());
     id = end.Json()["incident"];
   } else {
+    EXPECT_NE(clock, nullptr) << "a hang needs the controller's clock to move";
+    if (!clock) return {};
+    EXPECT_TRUE(WaitForLoopPasses(c, 1));  // the snapshots are read at the time they came
+    clock->Advance(c.controller().options().hang_after_s + 1);
+    c.controller().loop().Wake();
     WaitFor([&] { return c.Get("/api/v1/incidents").Json().size() == 1; });
     id = c.Get("/api/v1/incidents").Json()[0]["id"];
   }
@@ -59,11 +65,13 @@ class Export : public ::testing::TestWithParam<std::pair<const char*, const char
 
 TEST_P(Export, DiagnoseReachesTheIncidentsVerdict) {
   const auto [scenario, state] = GetParam();
+  ManualClockEnv clock(WallNow());  // before the controller: outlives it
   ControllerOptions o = TestController::Defaults();
   o.hang_after_s = 1;
+  o.env = &clock;
   TestController c(o);
   gen::Bundle b = Generate(scenario, 7, 8);
-  Exported e = DecideAndExport(c, b, state, false, c.dir() + "/export");
+  Exported e = DecideAndExport(c, b, state, false, c.dir() + "/export", {}, &clock);
   ASSERT_FALSE(e.incident.is_null());
   json again = DiagnoseDir(e.dir);
   EXPECT_EQ(Decisive(again), Decisive(e.incident["verdict"])) << again.dump(2);

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "controller/iso_time.h"
+#include "env/manual_clock_env.h"
 #include "logs/scanner.h"
 #include "wire/log_event.h"
 #include "test_controller.h"
@@ -20,6 +20,12 @@ using nlohmann::json;
 
 std::string EndBody(const std::string& state, double ended_at) {
   return json{{"state", state}, {"ended_at", FormatIsoTime(ended_at)}}.dump();
+}
+
+// Moves the controller's clock and wakes its loop, which then decides at the new time.
+void LetTimePass(ManualClockEnv& clock, TestController& c, double seconds) {
+  clock.Advance(seconds);
+  c.controller().loop().Wake();
 }
 
 std::string Metric(const TestController& c, const std::string& name) {
@@ -169,11 +175,16 @@ TEST(Decisions, ASilentAgentDelaysTheDecisionOnlyUntilTheSettleTime) {
 }
 
 TEST(Decisions, HangFromCountersThatStopChanging) {
+  ManualClockEnv clock(WallNow());  // before the controller: outlives it
   ControllerOptions o = TestController::Defaults();
   o.hang_after_s = 1;
+  o.env = &clock;
   TestController c(o);
   gen::Bundle b = Generate("compute_hang", 2, 8);
   PostIncident(c, b);  // the snapshots arrive, then nothing changes any more
+  ASSERT_TRUE(WaitForLoopPasses(c, 1));  // the loop has read them (at the same time on its clock)
+  EXPECT_TRUE(c.Get("/api/v1/incidents").Json().empty()) << "no hang before --hang-after";
+  LetTimePass(clock, c, 1.5);
   json incidents;
   ASSERT_TRUE(WaitFor([&] {
     incidents = c.Get("/api/v1/incidents").Json();
@@ -185,30 +196,37 @@ TEST(Decisions, HangFromCountersThatStopChanging) {
   EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected)) << inc["verdict"].dump(2);
   // The job itself is still running: the scheduler ends it, and no second incident opens.
   EXPECT_EQ(c.Get("/api/v1/jobs/" + b.c.job_id).Json()["state"], "running");
-  // Real time: the counters stay still for more than --hang-after again, and the loop looks.
-  ASSERT_TRUE(WaitForLoopPasses(c, 2, std::chrono::milliseconds(1500)));
+  // The counters stay still for more than --hang-after again, and the loop looks.
+  LetTimePass(clock, c, 1.5);
+  ASSERT_TRUE(WaitForLoopPasses(c, 2));
   EXPECT_EQ(c.Get("/api/v1/incidents").Json().size(), 1u);
 }
 
 TEST(Decisions, RunningJobWithoutCountersIsNoHang) {
+  ManualClockEnv clock(WallNow());
   ControllerOptions o = TestController::Defaults();
   o.hang_after_s = 0.5;
+  o.env = &clock;
   TestController c(o);
   gen::Bundle b = Generate("user_exception", 2, 4);  // no critical error either
   SimOptions sim;
   sim.include_ccl = false;
   PostIncident(c, b, sim);
-  // Real time: past --hang-after (0.5 s) three times over, and the loop has looked since.
-  ASSERT_TRUE(WaitForLoopPasses(c, 2, std::chrono::milliseconds(1500)));
+  // Past --hang-after (0.5 s) three times over, and the loop has looked since.
+  LetTimePass(clock, c, 1.5);
+  ASSERT_TRUE(WaitForLoopPasses(c, 2));
   EXPECT_TRUE(c.Get("/api/v1/incidents").Json().empty());
 }
 
 TEST(Decisions, StragglerOfARunningJobOpensASlowIncident) {
+  ManualClockEnv clock(WallNow());
   ControllerOptions o = TestController::Defaults();
   o.slow_check_s = 0.5;
+  o.env = &clock;
   TestController c(o);
   gen::Bundle b = Generate("compute_straggler", 4, 8);
   PostIncident(c, b);
+  LetTimePass(clock, c, 1);  // the slow check is due
   json incidents;
   ASSERT_TRUE(WaitFor([&] {
     incidents = c.Get("/api/v1/incidents").Json();

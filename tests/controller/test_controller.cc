@@ -3,9 +3,6 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <optional>
-#include <thread>
-
 #include "match/live_rules.h"
 
 namespace aegis::controller::test {
@@ -40,6 +37,7 @@ ControllerOptions TestController::Defaults() {
 
 TestController::TestController(ControllerOptions options) : scratch_(std::make_shared<store::test::ScratchDir>()) {
   options.listen = "127.0.0.1:0";
+  if (!options.progress) options.progress = &Progress();
   if (options.db.empty() || options.db == ControllerOptions().db) options.db = "sqlite:" + scratch_->path() + "/aegis.db";
   Status s = Controller::Open(options, &controller_);
   if (!s.ok()) {
@@ -59,32 +57,18 @@ void TestController::Shutdown() {
   if (controller_) controller_->Stop();
 }
 
+ProgressSignal& Progress() {
+  static ProgressSignal* signal = new ProgressSignal;
+  return *signal;
+}
+
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a condition, not waiting for time
-  }
-  return done();
+  return Progress().WaitUntil(done, timeout);
 }
 
-bool WaitForLoopPasses(const std::function<long long()>& count, int passes, std::chrono::milliseconds after) {
-  const auto start = std::chrono::steady_clock::now();
-  std::optional<long long> base;  // the count once `after` has passed
-  return WaitFor(
-      [&] {
-        if (std::chrono::steady_clock::now() - start < after) return false;
-        const long long n = count();
-        if (n < 0) return false;
-        if (!base) base = n;
-        return n >= *base + passes;
-      },
-      after + std::chrono::seconds(20));
-}
-
-bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after) {
-  return WaitForLoopPasses(
-      [&c] { return static_cast<long long>(c.controller().health().loop_passes.load()); }, passes, after);
+bool WaitForLoopPasses(TestController& c, int passes) {
+  const uint64_t base = c.controller().health().loop_passes.load();
+  return WaitFor([&] { return c.controller().health().loop_passes.load() >= base + static_cast<uint64_t>(passes); });
 }
 
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts) {

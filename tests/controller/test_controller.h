@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agent_sim.h"
+#include "common/progress_signal.h"
 #include "controller/controller.h"
 #include "controller/http_api.h"
 #include "env/env.h"
@@ -57,22 +58,23 @@ class TestController {
   std::unique_ptr<HttpApi> api_;
 };
 
-// Polls `done` every 20 ms until it holds or `timeout` passed.
+// The signal a TestController's decision loop notifies after each pass (unless its options
+// name another): what WaitFor waits on.
+ProgressSignal& Progress();
+
+// Waits until `done` holds, checked now and after every pass of a TestController's decision
+// loop, or `timeout` passed. For conditions about controllers in this process (requests the
+// test makes itself are answered before they return).
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 // The real wall clock, epoch seconds: what a controller started without a test Env
 // decides by (the times these tests post must be near it).
 inline double WallNow() { return Env::Default()->NowEpochSeconds(); }
 
-// Waits until the decision loop has completed `passes` passes that began once `after` had
-// passed from now. A test asserts that something did NOT happen only after this: a sleep
-// alone proves nothing on a slow machine, where the loop may not have run at all. `after`
-// is for what needs the controller's clock to move (a hang threshold); zero otherwise.
-bool WaitForLoopPasses(TestController& c, int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0));
-// The same for a loop whose pass count `count` reads (negative: not readable yet), e.g. a
-// controller process's /metrics.
-bool WaitForLoopPasses(const std::function<long long()>& count, int passes,
-                       std::chrono::milliseconds after = std::chrono::milliseconds(0));
+// Waits until the decision loop has completed `passes` more passes. A test asserts that
+// something did NOT happen only after this: a sleep alone proves nothing on a slow machine,
+// where the loop may not have run at all.
+bool WaitForLoopPasses(TestController& c, int passes);
 
 // A generated incident (tools/gen) with `hosts` hosts.
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts);

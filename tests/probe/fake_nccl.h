@@ -46,7 +46,9 @@ class FakeNccl {
   // How one collective goes on one rank.
   struct Step {
     bool complete = true;     // false: posted, never completed (a stuck request)
-    int delay_us = 0;         // time between post and completion
+    // Runs while the step is in flight, between its wait and its completion (a system test's
+    // slow peer spends its time there; the plugin times the step on the real clock).
+    std::function<void()> in_flight;
   };
   struct Plan {
     int send_peer = -1, recv_peer = -1;

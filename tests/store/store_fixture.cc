@@ -74,6 +74,4 @@ Status RunRawSql(const std::string& url, const std::string& sql) {
   return st;
 }
 
-std::string ChildProgram() { return AEGIS_STORE_CHILD; }
-
 }  // namespace aegis::store::test

@@ -52,7 +52,5 @@ Event MakeEvent(const std::string& id, const std::string& node, double at, wire:
 // Runs one statement on the database behind a store URL, bypassing the store (to damage or
 // age a database on purpose).
 Status RunRawSql(const std::string& url, const std::string& sql);
-// The path of the helper program (store_test_child) the multi-process tests run.
-std::string ChildProgram();
 
 }  // namespace aegis::store::test

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -22,6 +24,35 @@ namespace {
 
 using nlohmann::json;
 using store::test::ChildProcess;
+
+// Another process's state is read over HTTP, so it is polled: every 20 ms until `done`
+// holds or `timeout` passed.
+bool PollUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling another process
+  }
+  return done();
+}
+
+// Waits until the loop whose pass count `count` reads (negative: not readable yet) has
+// completed `passes` passes that began once `after` had passed from now: a test asserts that
+// something did NOT happen only after this. `after` is for what needs the controller's
+// clock, the real one here, to move (a hang threshold); zero otherwise.
+bool WaitForPasses(const std::function<long long()>& count, int passes, std::chrono::milliseconds after) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<long long> base;  // the count once `after` has passed
+  return PollUntil(
+      [&] {
+        if (std::chrono::steady_clock::now() - start < after) return false;
+        const long long n = count();
+        if (n < 0) return false;
+        if (!base) base = n;
+        return n >= *base + passes;
+      },
+      after + std::chrono::seconds(20));
+}
 
 class ControllerProcess {
  public:
@@ -54,9 +85,9 @@ class ControllerProcess {
     const size_t at = body.find(name);
     return at == std::string::npos ? -1 : std::atoll(body.c_str() + at + name.size());
   }
-  // test_controller.h's WaitForLoopPasses, on this process's count.
+  // WaitForPasses on this process's count.
   bool WaitForLoopPasses(int passes, std::chrono::milliseconds after = std::chrono::milliseconds(0)) const {
-    return test::WaitForLoopPasses([this] { return LoopPasses(); }, passes, after);
+    return WaitForPasses([this] { return LoopPasses(); }, passes, after);
   }
 
  private:
@@ -77,7 +108,7 @@ std::string WriteTopology(const std::string& dir, const gen::Bundle& b) {
 json Incident(int port, const std::string& id) { return Http(port, "GET", "/api/v1/incidents/" + id).Json(); }
 
 bool WaitDecidedAt(int port, const std::string& id, std::chrono::seconds timeout = std::chrono::seconds(30)) {
-  return WaitFor([&] { return Incident(port, id).value("decided_at", json()).is_string(); }, timeout);
+  return PollUntil([&] { return Incident(port, id).value("decided_at", json()).is_string(); }, timeout);
 }
 
 // Rows of a host's history written by decisions of the incidents of `incident`'s job (its
@@ -133,7 +164,7 @@ TEST(Process, KilledMidIngestLosesNothingAndNeverDecidesTwice) {
       ++sent;
     }
   });
-  ASSERT_TRUE(WaitFor([&] { return sent.load() >= posts.size() / 3; }));
+  ASSERT_TRUE(PollUntil([&] { return sent.load() >= posts.size() / 3; }));
   first->Kill();  // mid-ingest
   auto second = std::make_unique<ControllerProcess>();
   ASSERT_TRUE(second->Start(args));
@@ -162,7 +193,7 @@ TEST(Process, KilledMidIngestLosesNothingAndNeverDecidesTwice) {
   second->Kill();
   auto third = std::make_unique<ControllerProcess>();
   ASSERT_TRUE(third->Start(args));
-  ASSERT_TRUE(WaitFor([&] { return third->Leader(); }));
+  ASSERT_TRUE(PollUntil([&] { return third->Leader(); }));
   ASSERT_TRUE(third->WaitForLoopPasses(2));  // as leader it has read the decided incident back
   json after = Incident(third->port(), id);
   EXPECT_EQ(after["decided_at"], decided["decided_at"]);
@@ -227,7 +258,7 @@ TEST(Process, TwoControllersOnOnePostgreSQL) {
   ControllerProcess a, b;
   ASSERT_TRUE(a.Start(args("ctl-a")));
   ASSERT_TRUE(b.Start(args("ctl-b")));
-  ASSERT_TRUE(WaitFor([&] { return a.Leader() || b.Leader(); }));
+  ASSERT_TRUE(PollUntil([&] { return a.Leader() || b.Leader(); }));
   // Real time: a standby tries to lead once a second; both loops have run past a try.
   ASSERT_TRUE(a.WaitForLoopPasses(2, std::chrono::milliseconds(1500)));
   ASSERT_TRUE(b.WaitForLoopPasses(2));
@@ -255,7 +286,7 @@ TEST(Process, TwoControllersOnOnePostgreSQL) {
 
   // The leader dies; the standby takes over and decides what comes next.
   leader.Kill();
-  ASSERT_TRUE(WaitFor([&] { return standby.Leader(); }, std::chrono::seconds(30)));
+  ASSERT_TRUE(PollUntil([&] { return standby.Leader(); }, std::chrono::seconds(30)));
   const std::string second = run_job(standby, b2);
   ASSERT_TRUE(WaitDecidedAt(standby.port(), second));
   json inc2 = Incident(standby.port(), second);

@@ -1,4 +1,4 @@
-// The probe's output paths, each in a fresh process (tests/probe/probe_driver.cc) since
+// The probe's output paths, each in a fresh process (tests/system/probe/probe_driver.cc) since
 // the plugin reads its environment once per process: periodic snapshots, the opt-in
 // signal (chaining the application's handler), rotation, the Unix-socket stream, an
 // unwritable directory that must only cost a warning, snapshots taken while several

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/gpu-check/validate_snapshots.py on snapshots the probe really wrote (through the
-# harness, tests/probe/probe_driver.cc): it passes what is right and fails what is not.
+# harness, tests/system/probe/probe_driver.cc): it passes what is right and fails what is not.
 # Usage: validate_snapshots_test.sh PROBE_DRIVER PLUGIN_SO VALIDATOR
 set -u
 driver=$1 plugin=$2 validator=$3

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "store_child.h"
 #include "store_fixture.h"
 
 namespace aegis::store::test {
