@@ -1,9 +1,6 @@
 #include "agent/sender.h"
 
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <unistd.h>
 
 #include <set>
 
@@ -13,48 +10,13 @@
 namespace aegis::agent {
 namespace {
 
+using testing::Events;
 using testing::FakeController;
+using testing::OpenQueue;
 using testing::ScratchDir;
+using testing::UnusedPort;
 
-std::unique_ptr<DiskQueue> OpenQueue(const std::string& dir) {
-  std::unique_ptr<DiskQueue> q;
-  EXPECT_TRUE(DiskQueue::Open(dir, {}, &q).ok());
-  return q;
-}
-
-std::vector<std::string> Events(int n, int from = 0) {
-  std::vector<std::string> out;
-  for (int i = from; i < from + n; ++i)
-    out.push_back(nlohmann::json{{"id", "node-0007:test:" + std::to_string(i)}, {"type", "log"}, {"i", i}}.dump());
-  return out;
-}
-
-SenderOptions Options(const std::string& url) {
-  SenderOptions o;
-  o.controller = url;
-  o.node = "node-0007";
-  o.agent_id = "agent-1";
-  o.backoff_min_s = 0.01;
-  o.backoff_max_s = 0.05;
-  o.heartbeat_s = 0;  // none unless a test asks
-  o.connect_timeout_s = 1;
-  o.io_timeout_s = 5;
-  o.progress = &testing::Progress();
-  return o;
-}
-
-// A loopback port nobody listens on.
-int UnusedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+SenderOptions Options(const std::string& url) { return testing::SenderTestOptions(url); }
 
 TEST(ControllerUrl, Parses) {
   ControllerUrl u;
@@ -283,27 +245,6 @@ TEST(Sender, OtherClientErrorsAreRetriedNotDropped) {
   EXPECT_EQ(counters.send_errors[static_cast<int>(SendError::kServer)].load(), 1u);
 }
 
-TEST(Sender, HeartbeatsRideAlongAndGoAloneWhenIdle) {
-  ScratchDir d;
-  FakeController ctl;
-  auto q = OpenQueue(d.path());
-  AgentCounters counters;
-  SenderOptions o = Options(ctl.url());
-  o.heartbeat_s = 0.2;
-  Sender s(o, q.get(), &counters, [] { return nlohmann::json{{"queue_events", 0}, {"version", "t"}}; });
-  ASSERT_TRUE(s.Init().ok());
-  s.Start();
-  ASSERT_TRUE(q->Append(Events(3)).ok());
-  ASSERT_TRUE(ctl.WaitFor([&] { return ctl.of_type("heartbeat").size() >= 3 && ctl.events().size() >= 6; }));
-  s.Stop();
-  auto hb = ctl.of_type("heartbeat");
-  EXPECT_EQ(hb[0]["node"], "node-0007");
-  EXPECT_EQ(hb[0]["agent"]["version"], "t");
-  EXPECT_TRUE(hb[0]["at"].is_number());
-  EXPECT_EQ(ctl.of_type("log").size(), 3u);
-  EXPECT_EQ(q->stats().records, 0u);  // heartbeats are never queued
-}
-
 TEST(Sender, AHeartbeatGoesOnlyWithTheBatchThatEmptiesTheQueue) {
   ScratchDir d;
   FakeController ctl;
@@ -324,26 +265,6 @@ TEST(Sender, AHeartbeatGoesOnlyWithTheBatchThatEmptiesTheQueue) {
   ASSERT_EQ(hb.size(), 1u);
   EXPECT_EQ(hb[0]["at"], 1764497000.5);  // the loop's coverage, not the clock
   EXPECT_EQ(ctl.of_type("log").size(), 12u);
-}
-
-TEST(Sender, StopsPromptlyWhileBackingOff) {
-  ScratchDir d;
-  auto q = OpenQueue(d.path());
-  ASSERT_TRUE(q->Append(Events(1)).ok());
-  AgentCounters counters;
-  SenderOptions o = Options("http://127.0.0.1:" + std::to_string(UnusedPort()));
-  o.backoff_min_s = 30;
-  o.backoff_max_s = 30;
-  Sender s(o, q.get(), &counters, nullptr);
-  ASSERT_TRUE(s.Init().ok());
-  s.Start();
-  // Stopped once it has failed to connect and waits out its 30 s back-off.
-  const auto failed = [&] { return counters.send_errors[static_cast<int>(SendError::kConnect)].load() > 0; };
-  ASSERT_TRUE(testing::Progress().WaitUntil(failed, std::chrono::seconds(20)));
-  const auto t0 = std::chrono::steady_clock::now();
-  s.Stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
-  EXPECT_EQ(q->stats().records, 1u);
 }
 
 }  // namespace

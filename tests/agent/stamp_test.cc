@@ -1,12 +1,9 @@
-// What the agent stamps on its events (read_at, job) and how it follows the controller's
-// scope: tags from the job it was told of, reports while a job runs, flushes on request.
+// What the agent stamps on its events (read_at, job) and how its sender follows the
+// controller's scope: tags from the job it was told of, reports while a job runs. The whole
+// agent flushing on request, on the real clock, is tests/system/agent/agent_flush_test.cc.
 #include <gtest/gtest.h>
 
-#include <thread>
-
-#include "agent/agent.h"
 #include "agent/event_output.h"
-#include "agent/fs_util.h"
 #include "agent/sender.h"
 #include "agent/tracked_stream.h"
 #include "env/manual_clock_env.h"
@@ -15,13 +12,11 @@
 namespace aegis::agent {
 namespace {
 
-using testing::AppendFile;
 using testing::FakeController;
 using testing::ScratchDir;
 using testing::WriteFile;
 
 const std::string kXid = "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.";
-const std::string kUser = "RuntimeError: shape '[8, 4096, 32, 128]' is invalid for input of size 67108864";
 
 TEST(Stamps, AHeldBackRecordKeepsTheTimeItsFirstLineWasRead) {
   ScratchDir d;
@@ -133,57 +128,6 @@ TEST(Stamps, TheAnswersScopeIsFollowed) {
   ASSERT_TRUE(ParseControllerScope(bad, &parsed));
   EXPECT_TRUE(parsed.job.empty());
   EXPECT_FALSE(ParseControllerScope(nlohmann::json{{"accepted", 1}}, &parsed));
-}
-
-// The whole agent: told of a job, it tags what it reads with it; asked to flush, it emits
-// the record it holds back at once (not after its idle time) and sends a heartbeat covering
-// the flush time, long before its own heartbeat period, whatever its clock says.
-TEST(Stamps, TheAgentFlushesWhenAskedAndTagsItsLines) {
-  ScratchDir d;
-  FakeController ctl;
-  AgentConfig c;
-  c.controller = ctl.url();
-  c.node = "node-0007";
-  c.kernel_log = "none";
-  c.train_logs = {d / "logs/*.log"};
-  c.ccl_socket = "none";
-  c.facts = "none";
-  c.state_dir = d / "state";
-  c.metrics_listen = "none";
-  c.nvml_library = "libnvidia-ml-absent.so.1";
-  c.poll_s = 0.05;
-  c.idle_flush_s = 60;  // a held-back record would wait a minute without the flush
-  c.glob_s = 0.1;
-  c.state_s = 0.1;
-  c.sender.heartbeat_s = 3600;  // one at start, then only when asked
-  c.sender.backoff_min_s = 0.05;
-  c.progress = &testing::Progress();
-  ASSERT_TRUE(ValidateConfig(&c).ok());
-  ctl.set_scope({{"job", "job-9"}, {"since", Env::Default()->NowEpochSeconds() - 60}, {"report_s", 0.1}, {"flush", nullptr}});
-  WriteFile(d / "logs/rank0.log", "");
-  Agent agent(c);
-  ASSERT_TRUE(agent.Start().ok());
-  std::thread loop([&] { agent.Run(); });
-  EXPECT_TRUE(ctl.WaitFor([&] { return !ctl.of_type("heartbeat").empty(); }, 5));
-  AppendFile(d / "logs/rank0.log", kUser + "\n");
-  const auto& read = agent.counters().lines_read[static_cast<int>(InputKind::kTrain)];
-  EXPECT_TRUE(ctl.WaitFor([&] { return read.load() >= 1; }, 5));
-  EXPECT_TRUE(ctl.of_type("log").empty()) << "held back for continuation lines";
-  // The controller's clock runs 30 s ahead of this host's: the flush covers its time anyway
-  // (the agent heard of it only after it).
-  const double flush_at = Env::Default()->NowEpochSeconds() + 30;
-  ctl.set_scope({{"job", "job-9"}, {"since", flush_at - 90}, {"report_s", 0.1}, {"flush", flush_at}});
-  EXPECT_TRUE(ctl.WaitFor([&] {
-    for (const auto& hb : ctl.of_type("heartbeat"))
-      if (hb["at"].get<double>() >= flush_at) return true;
-    return false;
-  }, 5));
-  const auto logs = ctl.of_type("log");
-  ASSERT_EQ(logs.size(), 1u) << "sent before the heartbeat that covers it";
-  EXPECT_EQ(logs[0]["job"], "job-9");
-  EXPECT_LT(logs[0]["read_at"].get<double>(), flush_at);
-  agent.Stop();
-  loop.join();
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -27,6 +30,45 @@ void WriteFile(const std::string& path, const std::string& content) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f << content;
+}
+
+int UnusedPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::unique_ptr<DiskQueue> OpenQueue(const std::string& dir) {
+  std::unique_ptr<DiskQueue> q;
+  EXPECT_TRUE(DiskQueue::Open(dir, {}, &q).ok());
+  return q;
+}
+
+std::vector<std::string> Events(int n, int from) {
+  std::vector<std::string> out;
+  for (int i = from; i < from + n; ++i)
+    out.push_back(nlohmann::json{{"id", "node-0007:test:" + std::to_string(i)}, {"type", "log"}, {"i", i}}.dump());
+  return out;
+}
+
+SenderOptions SenderTestOptions(const std::string& url) {
+  SenderOptions o;
+  o.controller = url;
+  o.node = "node-0007";
+  o.agent_id = "agent-1";
+  o.backoff_min_s = 0.01;
+  o.backoff_max_s = 0.05;
+  o.heartbeat_s = 0;  // none unless a test asks
+  o.connect_timeout_s = 1;
+  o.io_timeout_s = 5;
+  o.progress = &Progress();
+  return o;
 }
 
 void AppendFile(const std::string& path, const std::string& content) {

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "agent/disk_queue.h"
+#include "agent/sender.h"
 #include "common/progress_signal.h"
 #include "match/live_rules.h"
 
@@ -30,6 +33,15 @@ class ScratchDir {
 };
 
 void WriteFile(const std::string& path, const std::string& content);
+// A loopback port nobody listens on.
+int UnusedPort();
+// The on-disk queue in `dir` (default options; fails the test when it cannot open).
+std::unique_ptr<DiskQueue> OpenQueue(const std::string& dir);
+// `n` small log events, numbered from `from`.
+std::vector<std::string> Events(int n, int from = 0);
+// A sender of node-0007 to `url`: short back-off, no heartbeats unless a test asks, and
+// Progress() to wait on.
+SenderOptions SenderTestOptions(const std::string& url);
 void AppendFile(const std::string& path, const std::string& content);
 std::string ReadFile(const std::string& path);
 

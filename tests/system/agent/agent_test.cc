@@ -1,4 +1,6 @@
-// The whole agent in-process, against the controller's test double on loopback.
+// The whole agent in-process on the real clock (its schedule: poll, idle flush, facts and
+// heartbeat intervals of a fraction of a second), against the controller's test double on
+// loopback.
 #include "agent/agent.h"
 
 #include <gtest/gtest.h>
@@ -21,22 +23,11 @@ namespace {
 using testing::AppendFile;
 using testing::FakeController;
 using testing::ScratchDir;
+using testing::UnusedPort;
 using testing::WriteFile;
 
 const std::string kXid = "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.";
 const std::string kPeer = "NCCL WARN socketProgress: Connection closed by remote peer node2<42830>";
-
-int UnusedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 AgentConfig Config(const ScratchDir& d, const std::string& controller) {
   AgentConfig c;
