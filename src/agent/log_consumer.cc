@@ -101,8 +101,14 @@ ConsumerFactory MakeLogConsumerFactory(LogTarget target, LiveRules* rules, Event
   };
 }
 
+double MicrosecondTime(double epoch) {
+  if (!std::isfinite(epoch) || epoch < 0 || epoch > 253402300799.0) return 0;
+  const double secs = std::floor(epoch);
+  return secs + static_cast<double>(std::lround((epoch - secs) * 1e6)) / 1e6;
+}
+
 std::string IsoTimeMicros(double epoch) {
-  if (!std::isfinite(epoch) || epoch < 0 || epoch > 253402300799.0) epoch = 0;
+  epoch = MicrosecondTime(epoch);
   const auto secs = static_cast<time_t>(std::floor(epoch));
   long usec = std::lround((epoch - static_cast<double>(secs)) * 1e6);
   time_t s = secs;
@@ -152,10 +158,17 @@ void KernelRecordStream::Feed(const KernelRecord& r, const SourcePosition& after
     generation_ = rules_->generation();
     stream_.UseRules(rules_->Current());
   }
+  // The bundle file's line (what an export writes, and what line numbers count), with the
+  // record's own times and message handed to the scanner beside it.
   const std::string line = KernelLine(r, target_.node);
+  LinePrefix prefix;
+  prefix.message_offset = line.size() - r.message.size();
+  prefix.ts = MicrosecondTime(r.epoch);  // as the line says it
+  prefix.zoned = true;
+  if (r.has_uptime) prefix.uptime = static_cast<double>(r.uptime_us) / 1e6;
   counters_->Add(counters_->lines_read[static_cast<int>(InputKind::kKernel)]);
   counters_->Add(counters_->bytes_read[static_cast<int>(InputKind::kKernel)], line.size() + 1);
-  stream_.FeedLine(line, after, [this](TrackedEvent&& t) { Sink(std::move(t)); });
+  stream_.FeedRecord(line, prefix, after, [this](TrackedEvent&& t) { Sink(std::move(t)); });
   last_data_ = now;
   idle_done_ = false;
 }

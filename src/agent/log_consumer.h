@@ -7,9 +7,10 @@
 // idle point.
 //
 // Kernel log records (kmsg, journald): a KernelRecordStream takes each record as its
-// reader decoded it (wall-clock time, uptime, message) with its position, and gives the
-// scanner the line it reads (journalctl's short-iso-precise form, the one place that form
-// is written); the reader names the event ids. Single thread.
+// reader decoded it (wall-clock time, uptime, message) with its position, and hands the
+// scanner those fields as the line's prefix (LogStream::FeedRecord: nothing is parsed
+// back) beside the line the bundle file holds (journalctl's short-iso-precise form, the
+// one place that form is written); the reader names the event ids. Single thread.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -47,8 +48,10 @@ struct KernelRecord {
 };
 // "2026-11-30T10:11:12.123456+00:00"
 std::string IsoTimeMicros(double epoch);
+// The time IsoTimeMicros writes, as a number (to the microsecond; 0 out of range).
+double MicrosecondTime(double epoch);
 // "<ISO time> <host> kernel: [ 8421.113902] message" (no "[...] " without an uptime): the
-// form the scanner reads both times from.
+// record's line in the bundle file, which an offline scan reads both times from.
 std::string KernelLine(const KernelRecord& r, std::string_view host);
 
 class KernelRecordStream {

@@ -177,8 +177,8 @@ void TrackedLogStream::FeedBytes(std::string_view bytes, const Sink& sink, doubl
   if (n > 0) AddCandidate(line_end_);
 }
 
-void TrackedLogStream::FeedLine(std::string_view line, const SourcePosition& after, const Sink& sink,
-                                double read_at) {
+void TrackedLogStream::FeedRecord(std::string_view line, const LinePrefix& prefix, const SourcePosition& after,
+                                  const Sink& sink, double read_at) {
   at_idle_point_ = false;
   MarkRead(read_at);
   record_pos_.emplace_back(next_line_, after);
@@ -186,11 +186,7 @@ void TrackedLogStream::FeedLine(std::string_view line, const SourcePosition& aft
   LinesCompleted(1);
   line_end_ = after;
   bytes_fed_ += line.size() + 1;
-  std::string buf;
-  buf.reserve(line.size() + 1);
-  buf.append(line);
-  buf += '\n';
-  stream_->Feed(buf, [&](LogEvent&& ev) { Emit(std::move(ev), sink); });
+  stream_->FeedRecord(line, prefix, [&](LogEvent&& ev) { Emit(std::move(ev), sink); });
   AddCandidate(line_end_);
 }
 

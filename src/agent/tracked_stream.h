@@ -94,8 +94,11 @@ class TrackedLogStream {
   // Byte mode (files): the next bytes of the source, any split, read at `read_at` (epoch
   // seconds; NaN: now).
   void FeedBytes(std::string_view bytes, const Sink& sink, double read_at = NAN);
-  // Record mode (kmsg, journald): one whole line, without '\n', and the position after it.
-  void FeedLine(std::string_view line, const SourcePosition& after, const Sink& sink, double read_at = NAN);
+  // Record mode (kmsg, journald): one whole line of the bundle file, without '\n', the
+  // prefix its reader decoded (times, where the message starts: the scanner takes them as
+  // given, LogStream::FeedRecord) and the position after it.
+  void FeedRecord(std::string_view line, const LinePrefix& prefix, const SourcePosition& after, const Sink& sink,
+                  double read_at = NAN);
   // The source has been idle for a while: the held-back record is emitted (a partial
   // line is kept), and new rules are taken up.
   void IdleFlush(const Sink& sink);

@@ -188,6 +188,8 @@ void LogStream::Reset() {
   processed_ = 0;
   line_no_ = 1;
   skipping_ = false;
+  known_.clear();
+  fed_lines_ = 0;
   stats_ = ScanStats();
   *st_ = State();
 }
@@ -222,6 +224,17 @@ LinePrefix ParseTime(std::string_view line, const ScanOptions& o) {
   LinePrefix p = ParseLineTime(line, o.year);
   if (p.yearless && !std::isnan(o.ref_time) && p.ts > o.ref_time + kHalfYear) p = ParseLineTime(line, o.year - 1);
   return p;
+}
+
+// A line whose prefix its reader gave (`prefix`) repeats `like_line` (prefix `like`) when
+// their messages are the same bytes: it is then that line again, at its own times.
+bool SameMessage(std::string_view line, const LinePrefix& prefix, std::string_view like_line, const LinePrefix& like,
+                 LinePrefix* out) {
+  if (like.message_offset > like_line.size() ||
+      line.substr(prefix.message_offset) != like_line.substr(like.message_offset))
+    return false;
+  *out = prefix;
+  return true;
 }
 
 // ParsePrefix of a line that repeats `like_line` (whose prefix was `like`) but for the
@@ -260,6 +273,28 @@ void LogStream::Feed(std::string_view bytes, const Sink& sink) {
     Appended(old_size, sink);
     bytes.remove_prefix(n);
   }
+}
+
+void LogStream::FeedRecord(std::string_view line, const LinePrefix& prefix, const Sink& sink) {
+  known_.emplace_back(fed_lines_ + 1, prefix);
+  fed_lines_ += 1 + CountNewlines(line.data(), line.data() + line.size());  // a message with '\n' in it
+  if (std::isnan(st_->boot) && !std::isnan(prefix.ts) && !std::isnan(prefix.uptime)) {
+    st_->boot = prefix.ts - prefix.uptime;  // what LearnBootTime would read from the line
+    st_->boot_zoned = prefix.zoned;
+  }
+  const size_t old_size = size_;
+  char* dst = Tail(line.size() + 1);
+  std::memcpy(dst, line.data(), line.size());
+  dst[line.size()] = '\n';
+  size_ += line.size() + 1;
+  Appended(old_size, sink);
+}
+
+const LinePrefix* LogStream::KnownPrefix(uint64_t line_no, std::string_view line) const {
+  auto it = std::lower_bound(known_.begin(), known_.end(), line_no,
+                             [](const std::pair<uint64_t, LinePrefix>& k, uint64_t n) { return k.first < n; });
+  if (it == known_.end() || it->first != line_no || it->second.message_offset > line.size()) return nullptr;
+  return &it->second;
 }
 
 Status LogStream::FeedFd(int fd, const Sink& sink) {
@@ -402,14 +437,15 @@ void LogStream::LearnBootTime(std::string_view region) {
 
 namespace {
 
-// Folds the record around the candidate at `begin` (line `line_no`): indented lines
-// before it that it continues, and indented lines after it (up to `limit`) that continue
-// it, with the candidate rules of those lines.
+// Folds the record around the candidate at `begin` (line `line_no`, whose prefix is
+// `known` when its reader gave it, else parsed): indented lines before it that it
+// continues, and indented lines after it (up to `limit`) that continue it, with the
+// candidate rules of those lines.
 void FoldRecord(std::string_view buf, size_t limit, LineSpan cand, const CandidateRules& cand_rules,
-                uint64_t line_no, uint64_t fold_floor, size_t next_ci, const std::vector<CandidateLine>& candidates,
-                size_t region_begin, const ScanOptions& o, Record& r) {
+                uint64_t line_no, const LinePrefix* known, uint64_t fold_floor, size_t next_ci,
+                const std::vector<CandidateLine>& candidates, size_t region_begin, const ScanOptions& o, Record& r) {
   std::string_view raw = LineAt(buf, cand.begin);
-  r.prefix = ParsePrefix(raw, o);
+  r.prefix = known ? *known : ParsePrefix(raw, o);
   r.rules.assign(cand_rules.begin(), cand_rules.end());
   r.message.assign(raw.substr(r.prefix.message_offset));
   r.first = r.last = line_no;
@@ -660,7 +696,7 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
   const std::string_view buf = View(end);
   const std::string_view region = buf.substr(processed_);
   const size_t region_begin = processed_;
-  if (std::isnan(st_->boot)) LearnBootTime(region);
+  if (std::isnan(st_->boot) && known_.empty()) LearnBootTime(region);  // FeedRecord's are learnt as given
   const auto& rules = matcher_.catalog().rules();
   State& st = *st_;
   Reuse& re = *reuse_;
@@ -681,6 +717,7 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
     // is what that line was: only its times are read. A record of one line qualifies (the
     // next line is no indented continuation).
     const bool next_indented = at.end + 1 < end && (buf[at.end + 1] == ' ' || buf[at.end + 1] == '\t');
+    const LinePrefix* known = KnownPrefix(line_no, raw);
     const uint64_t key = RepeatKey(raw, cand.rules);
     State::Repeatable* set = &st.repeatable[(key % State::kRepeatSets) * State::kRepeatWays];
     State::Repeatable* seen = nullptr;  // the line this record's is, once known
@@ -690,7 +727,8 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
       State::Repeatable& r = set[w];
       if (r.used && r.key == key && r.raw.size() == raw.size() && r.confirmed->stamp == r.stamp &&
           std::equal(r.rules.begin(), r.rules.end(), cand.rules.begin(), cand.rules.end()) &&
-          ReparseRepeat(raw, r.raw, r.prefix, options_, &rec.prefix)) {
+          (known ? SameMessage(raw, *known, r.raw, r.prefix, &rec.prefix)
+                 : ReparseRepeat(raw, r.raw, r.prefix, options_, &rec.prefix))) {
         rec.first = rec.last = line_no;
         c = r.confirmed;
         seen = &r;
@@ -699,7 +737,8 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
       }
     }
     if (!repeat) {
-      FoldRecord(buf, end, at, cand.rules, line_no, st.fold_floor, ci + 1, candidates_, region_begin, options_, rec);
+      FoldRecord(buf, end, at, cand.rules, line_no, known, st.fold_floor, ci + 1, candidates_, region_begin, options_,
+                 rec);
       c = ConfirmRecord();
       if (c->matched && rec.first == line_no && !rec.parts.empty()) c = SplitAtOwnMatch(c);
       if (c->used && rec.first == line_no && rec.last == line_no && !rec.prefix.continuation && !next_indented) {
@@ -823,6 +862,7 @@ void LogStream::MatchRegion(size_t end, const Sink& sink) {
   }
   const uint64_t lines = line_no - line_no_ + CountNewlines(region.data() + counted_to, region.data() + region.size());
   line_no_ += lines;
+  while (!known_.empty() && known_.front().first < line_no_) known_.pop_front();
   stats_.lines += lines;
   processed_ = end;
 }

@@ -16,13 +16,16 @@
 #pragma once
 #include <sys/types.h>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "common/status.h"
 #include "logs/event.h"
+#include "logs/line_prefix.h"
 #include "match/matcher.h"
 
 namespace aegis {
@@ -69,6 +72,12 @@ class LogStream {
   void Feed(std::string_view bytes, const Sink& sink);
   // Reads everything `fd` has now (to its end) into the stream. An I/O error is returned.
   Status FeedFd(int fd, const Sink& sink);
+  // One whole line (no '\n') whose prefix its reader already knows (a kernel record: the
+  // wall time, the uptime and where the message starts, as decoded from kmsg or the
+  // journal): appended as Feed would append it, and matched with `prefix` instead of a
+  // prefix parsed back from the line's text. A stream is fed by Feed / FeedFd or by
+  // FeedRecord, not both (the known prefixes are kept by the stream's line numbers).
+  void FeedRecord(std::string_view line, const LinePrefix& prefix, const Sink& sink);
   // The log ended (end_of_input), or paused long enough: the record held back for
   // continuation lines is emitted, and at the end also a last line without '\n'.
   void Flush(const Sink& sink, bool end_of_input = true);
@@ -105,6 +114,9 @@ class LogStream {
   void InheritTime(std::string_view buf, size_t line_begin, uint64_t line_no, double* ts, bool* zoned);
   // The events being folded (ScanOptions::fold_repeats) go to the sink.
   void EmitFolded(const Sink& sink);
+  // The prefix FeedRecord was given for line `line_no` when it still fits the line as
+  // buffered (`line`: a cut line may have lost the message); null: parse the line.
+  const LinePrefix* KnownPrefix(uint64_t line_no, std::string_view line) const;
 
   const Matcher& matcher_;
   ScanOptions options_;
@@ -117,6 +129,9 @@ class LogStream {
   size_t processed_ = 0;    // buf_ before this offset was matched (look-back only)
   uint64_t line_no_ = 1;    // line number of the line at processed_
   bool skipping_ = false;   // inside a cut line: drop bytes until its '\n'
+  // FeedRecord's prefixes of the lines not matched yet, by line number (ascending).
+  std::deque<std::pair<uint64_t, LinePrefix>> known_;
+  uint64_t fed_lines_ = 0;  // lines FeedRecord appended
   ScanStats stats_;
   std::unique_ptr<State> st_;
   std::unique_ptr<Reuse> reuse_;  // kept by Reset

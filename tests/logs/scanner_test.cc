@@ -327,6 +327,75 @@ TEST(LogStream, ResetStartsANewLog) {
   EXPECT_EQ(stream.stats().lines, 1u);
 }
 
+// A kernel record's prefix as its reader decoded it: the scanner takes it as given and
+// parses nothing back. Here the line's text says other times than the record (and its
+// message begins with what reads as an uptime and a tag), so any parse would show.
+TEST(LogStream, FeedRecordTakesTheRecordsTimesAndMessageAsGiven) {
+  ScanOptions o;
+  o.year = 2026;
+  LogStream stream(test::ShippedMatcher(), o);
+  std::vector<LogEvent> out;
+  auto sink = [&](LogEvent&& e) { out.push_back(std::move(e)); };
+  const std::string head = "2026-11-30T10:00:00.000000+00:00 node-7 kernel: [  100.000000] ";
+  const std::string message = "[ 5.000000] gpu: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.";
+  LinePrefix p;
+  p.message_offset = head.size();
+  p.ts = 1796000000.25;
+  p.zoned = true;
+  p.uptime = 8421.113902;
+  stream.FeedRecord(head + message, p, sink);
+  // The same message again a second later: a repeat, at its own times.
+  LinePrefix q = p;
+  q.ts += 1;
+  q.uptime += 1;
+  stream.FeedRecord(head + message, q, sink);
+  // A record with an uptime alone is dated by the boot the first record gave.
+  LinePrefix u;
+  u.message_offset = head.size();
+  u.uptime = 8500.113902;
+  stream.FeedRecord(head + "NVRM: Xid (PCI:0000:3b:00): 48, pid=1, An uncorrectable double bit error", u, sink);
+  stream.Flush(sink, /*end_of_input=*/false);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].rule_id, "xid-79");
+  EXPECT_EQ(out[0].line, 1u);
+  EXPECT_DOUBLE_EQ(out[0].ts, 1796000000.25);
+  EXPECT_EQ(out[0].Field("pci"), "0000:18:00");
+  EXPECT_EQ(out[1].line, 2u);
+  EXPECT_DOUBLE_EQ(out[1].ts, 1796000001.25);
+  EXPECT_EQ(out[2].Field("pci"), "0000:3b:00");
+  EXPECT_NEAR(out[2].ts, 1796000000.25 + (8500.113902 - 8421.113902), 1e-6);
+  // Fed as text, the same line is read from its text: another time.
+  stream.Reset();
+  out.clear();
+  stream.Feed(head + message + "\n", sink);
+  stream.Flush(sink);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NE(out[0].ts, 1796000000.25);
+}
+
+// A record whose line the scanner cut (longer than max_line_bytes) is still matched, its
+// known prefix kept where the message survived the cut.
+TEST(LogStream, FeedRecordSurvivesALineCutToTheLimit) {
+  ScanOptions o;
+  o.year = 2026;
+  o.max_line_bytes = 256;
+  LogStream stream(test::ShippedMatcher(), o);
+  std::vector<LogEvent> out;
+  auto sink = [&](LogEvent&& e) { out.push_back(std::move(e)); };
+  LinePrefix p;
+  p.ts = 1796000000;
+  p.zoned = true;
+  const std::string xid = "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.";
+  stream.FeedRecord(xid + std::string(1000, 'x'), p, sink);
+  p.message_offset = 5000;  // beyond the cut: the line is read as text
+  stream.FeedRecord(xid, p, sink);
+  stream.Flush(sink);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_DOUBLE_EQ(out[0].ts, 1796000000);
+  EXPECT_EQ(out[1].rule_id, "xid-79");
+  EXPECT_EQ(out[1].line, 2u);
+}
+
 // Repeated lines (a storm) are recognised and read from their times alone: every record
 // still gets its own line, time and text.
 TEST(Scanner, RepeatedLinesEachKeepTheirOwnLineTimeAndText) {

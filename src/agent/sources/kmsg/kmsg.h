@@ -44,7 +44,7 @@ bool ParseKmsgRecord(std::string_view text, KmsgRecord* out);
 std::vector<std::string_view> SplitKmsgRecords(std::string_view text);
 // The record for the scanner; boot_epoch is the wall-clock time of monotonic 0.
 KernelRecord ToKernelRecord(const KmsgRecord& r, double boot_epoch);
-// The line the scanner reads of it (KernelLine).
+// Its line in the bundle file (KernelLine).
 std::string KmsgLine(const KmsgRecord& r, double boot_epoch, std::string_view host);
 
 class KmsgSource {

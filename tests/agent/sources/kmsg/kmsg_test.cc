@@ -128,6 +128,24 @@ TEST(KmsgSource, ClassifiesRecordsAndResumesAfterTheLastSequenceNumber) {
   }
 }
 
+// The scanner is handed the record's times (LogStream::FeedRecord): one whose message begins
+// with a time and a tag of its own (a driver quoting its firmware's log) is dated by the
+// kernel's uptime on this boot's clock, to the microsecond its bundle line shows.
+TEST(KmsgSource, TheRecordsOwnTimesDateItsEvent) {
+  ScratchDir d;
+  WriteFile(d / "boot_id", "5f2c9d1e-0b7a-4c1e-9a51-3f1f2d6c8e10\n");
+  KmsgState state;
+  KmsgHarness h(d, &state);
+  h.src->FeedRecord(
+      "3,5,8421113902,-;Jan  1 00:00:00 fw-host fw: NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.",
+      10);
+  h.src->Poll(12);
+  auto evs = h.Take();
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0]["rule"], "xid-79");
+  EXPECT_NEAR(evs[0]["ts"].get<double>(), 1764488000 + 8421.113902, 1e-6);
+}
+
 // The adapter the loop drives (kmsg_source.cc), built through the registry.
 TEST(KmsgInput, AnUnopenableDeviceFailsOnePassAMinuteAndIdleFlushesMeanwhile) {
   ScratchDir d;
