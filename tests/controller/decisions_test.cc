@@ -147,14 +147,13 @@ TEST(Decisions, WaitsForTheAgentsThenDecidesAtOnce) {
     ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(b.N(i).host, after_end, "hb1-" + b.N(i).host).body.dump()).status, 200);
   ASSERT_TRUE(WaitForLoopPasses(c, 2));  // the loop has seen those reports and still waits
   EXPECT_TRUE(c.Get("/api/v1/incidents/" + id).Json()["decided_at"].is_null());
-  // The last report completes the picture: decided within a second.
-  const auto t0 = std::chrono::steady_clock::now();
+  // The last report completes the picture: decided by the loop's next passes, not after
+  // the 60 s settle.
   const std::string last = b.N(b.Hosts() - 1).host;
   ASSERT_EQ(c.Post("/api/v1/events", HeartbeatPost(last, after_end, "hb1-" + last).body.dump()).status, 200);
-  json inc = WaitDecided(c, id, std::chrono::seconds(5));
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_FALSE(inc.is_null());
-  EXPECT_LT(waited, 1.0);
+  ASSERT_TRUE(WaitForLoopPasses(c, 2));
+  json inc = c.Get("/api/v1/incidents/" + id).Json();
+  ASSERT_FALSE(inc["decided_at"].is_null()) << inc.dump();
   EXPECT_EQ(Decisive(inc["verdict"]), Decisive(b.expected));
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -44,7 +45,8 @@ TEST(Journald, ParsesEntriesOfJournalctlJson) {
 }
 
 // A stand-in for journalctl: records its arguments and prints entries after the cursor it
-// was given, then stays (as `journalctl -f` does).
+// was given, says it has printed them all (the file "printed"), then stays (as
+// `journalctl -f` does).
 void WriteFakeJournalctl(const ScratchDir& d) {
   WriteFile(d / "journalctl", R"(#!/bin/sh
 echo "$@" >> ")" + d.path() + R"(/args"
@@ -56,6 +58,7 @@ while read -r cursor json; do
   if [ "$emit" = 1 ]; then printf "%s\n" "$json"; fi
   [ "$cursor" = "$after" ] && emit=1
 done < ")" + d.path() + R"(/entries"
+: > ")" + d.path() + R"(/printed"
 exec sleep 30
 )");
   ::chmod((d / "journalctl").c_str(), 0755);
@@ -70,25 +73,25 @@ std::string Entry(int i, const std::string& message) {
          "\n";
 }
 
-// Reads what the child prints until `want` events came and at least `min_s` passed (no
-// more came meanwhile).
-std::vector<nlohmann::json> Drive(JournaldSource* src, EventOutput* out, size_t want, double min_s = 0.5) {
+// Reads what the child prints until it has printed everything (its "printed" file exists,
+// so all it wrote is in the pipe) and the pipe is drained; at least `want` events must
+// have come by then. The source's clock (`now`) is the test's.
+std::vector<nlohmann::json> Drive(const ScratchDir& d, JournaldSource* src, EventOutput* out, size_t want) {
   std::vector<nlohmann::json> evs;
-  const auto start = std::chrono::steady_clock::now();
-  const auto end = start + std::chrono::seconds(10);
-  const auto min_end = start + std::chrono::duration<double>(min_s);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);  // a hung child
   double now = 100;
   src->Poll(now);
-  while (std::chrono::steady_clock::now() < end &&
-         (evs.size() < want || std::chrono::steady_clock::now() < min_end)) {
+  while (std::chrono::steady_clock::now() < give_up) {
+    const bool printed = ::access((d / "printed").c_str(), F_OK) == 0;  // before the read below
     src->OnReadable(now);
     now += 0.5;
     src->Poll(now);
     for (const auto& s : out->events()) evs.push_back(nlohmann::json::parse(s));
     out->Queued();
-    // Waits for the child's output (a real process writing to a pipe), at most 20 ms; the
-    // source's own clock (`now`) is the test's.
     pollfd p{src->fd(), POLLIN, 0};
+    if (printed && evs.size() >= want && (p.fd < 0 || ::poll(&p, 1, 0) == 0)) break;
+    // The child's output comes from a real process: wait for it (or 20 ms, to look for
+    // its "printed" file again).
     ::poll(&p, p.fd >= 0 ? 1 : 0, 20);
   }
   return evs;
@@ -107,7 +110,7 @@ TEST(JournaldSource, FollowsJournalctlAndResumesAfterItsCursor) {
   Checkpoint state;
   {
     JournaldSource src(d / "journalctl", t, testing::BuiltinRules(), &out, &counters, &state);
-    auto evs = Drive(&src, &out, 1);
+    auto evs = Drive(d, &src, &out, 1);
     ASSERT_EQ(evs.size(), 1u);
     EXPECT_EQ(evs[0]["rule"], "xid-79");
     EXPECT_EQ(evs[0]["id"].get<std::string>().rfind("node-0007:kernel:journal:", 0), 0u);
@@ -115,9 +118,10 @@ TEST(JournaldSource, FollowsJournalctlAndResumesAfterItsCursor) {
   }
   EXPECT_EQ(state.pos.cursor, "s=1;i=3");
   testing::AppendFile(d / "entries", Entry(4, "NVRM: Xid (PCI:0000:3b:00): 48, pid=2, An uncorrectable double bit error"));
+  ::unlink((d / "printed").c_str());  // the next child says it again
   {
     JournaldSource src(d / "journalctl", t, testing::BuiltinRules(), &out, &counters, &state);
-    auto evs = Drive(&src, &out, 1);
+    auto evs = Drive(d, &src, &out, 1);
     ASSERT_EQ(evs.size(), 1u);
     EXPECT_EQ(evs[0]["xid"], 48);
     src.Stop();
