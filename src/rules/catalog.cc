@@ -12,6 +12,7 @@
 
 #include "common/parallel.h"
 #include "rules/embedded.h"
+#include "rules/yaml_keys.h"
 
 namespace aegis {
 
@@ -45,13 +46,6 @@ bool IsKnownComponent(std::string_view c) {
 
 namespace {
 
-std::string Where(const std::string& source, const YAML::Node& n) {
-  std::ostringstream o;
-  o << source;
-  if (n.Mark().line >= 0) o << ":" << n.Mark().line + 1;
-  return o.str();
-}
-
 std::string Str(const YAML::Node& n, const char* key, const std::string& fallback = "") {
   return n[key] ? n[key].as<std::string>() : fallback;
 }
@@ -79,8 +73,12 @@ std::string ParseUnless(const YAML::Node& n, const std::string& where) {
 Rule ParseRule(const YAML::Node& n, const std::string& source) {
   Rule r;
   r.source = source;
+  RefuseUnknownKeys(n,
+                    {"id", "class", "component", "pattern", "prefilter", "priority", "cascade", "fold", "inherit",
+                     "yields_to_user", "fallback", "unless", "key", "reason", "samples"},
+                    source, "a rule");
   r.id = Str(n, "id");
-  const std::string where = Where(source, n) + " (rule '" + r.id + "')";
+  const std::string where = YamlWhere(source, n) + " (rule '" + r.id + "')";
   if (r.id.empty()) throw CatalogError(where + ": rule without id");
   const std::string cls = Str(n, "class");
   if (cls == "xid" || cls == "sxid") {
@@ -124,12 +122,13 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
 }
 
 ConfigCheck ParseCheck(const YAML::Node& n, const std::string& source) {
+  RefuseUnknownKeys(n, {"id", "key", "kind", "one_of", "min", "reason"}, source, "a check");
   ConfigCheck c;
   c.id = Str(n, "id");
   c.key = Str(n, "key");
   c.kind = Str(n, "kind", "agree");
   c.reason = Str(n, "reason");
-  const std::string where = Where(source, n) + " (check '" + c.id + "')";
+  const std::string where = YamlWhere(source, n) + " (check '" + c.id + "')";
   if (c.id.empty() || c.key.empty()) throw CatalogError(where + ": check needs id and key");
   if (c.kind != "agree" && c.kind != "expect") throw CatalogError(where + ": kind must be agree or expect");
   if (n["one_of"])
@@ -141,9 +140,10 @@ ConfigCheck ParseCheck(const YAML::Node& n, const std::string& source) {
 }
 
 MetricSpec ParseMetric(const YAML::Node& n, const std::string& source) {
+  RefuseUnknownKeys(n, {"name", "kind", "bad", "component", "min_delta", "reason"}, source, "a metric");
   MetricSpec m;
   m.name = Str(n, "name");
-  const std::string where = Where(source, n) + " (metric '" + m.name + "')";
+  const std::string where = YamlWhere(source, n) + " (metric '" + m.name + "')";
   if (m.name.empty()) throw CatalogError(where + ": metric without name");
   const std::string kind = Str(n, "kind", "gauge"), bad = Str(n, "bad");
   if (kind != "counter" && kind != "gauge") throw CatalogError(where + ": kind must be counter or gauge");
@@ -194,6 +194,8 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
     if (!root || root.IsNull()) continue;
     if (!root.IsMap()) throw CatalogError(name + ": expected a mapping with rules, xids, sxids, checks or metrics");
     try {
+      RefuseUnknownKeys(root, {"rules", "xids", "sxids", "checks", "metrics", "sources", "buckets", "common_decode"},
+                        name, "a rule file");
       std::set<std::string> ids_here;
       if (root["rules"])
         for (const auto& n : root["rules"]) {

@@ -4,9 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "rules/catalog.h"
+#include "rules/yaml_keys.h"
 
 namespace aegis {
 
@@ -24,13 +24,6 @@ bool XidDecode::AppliesTo(int number) const {
 }
 
 namespace {
-
-std::string Where(const std::string& file, const YAML::Node& n) {
-  std::ostringstream o;
-  o << file;
-  if (n.Mark().line >= 0) o << ":" << n.Mark().line + 1;
-  return o.str();
-}
 
 std::string Str(const YAML::Node& n, const char* key) { return n[key] ? n[key].as<std::string>() : std::string(); }
 
@@ -56,15 +49,15 @@ const char* NumberKey(XidTable t) { return t == XidTable::kSxid ? "sxid" : "xid"
 
 void XidCatalogs::AddFile(const YAML::Node& root, const std::string& file, bool from_operator) {
   if (const auto& s = root["sources"]) {
-    if (!s.IsMap()) throw CatalogError(Where(file, s) + ": 'sources' must map short names to citations");
+    if (!s.IsMap()) throw CatalogError(YamlWhere(file, s) + ": 'sources' must map short names to citations");
     for (const auto& kv : s) sources_[kv.first.as<std::string>()] = kv.second.as<std::string>();
   }
   if (const auto& b = root["buckets"]) {
     XidTable t = TableOfFile(root, file, "buckets");
-    if (!b.IsMap()) throw CatalogError(Where(file, b) + ": 'buckets' must map bucket names to classes");
+    if (!b.IsMap()) throw CatalogError(YamlWhere(file, b) + ": 'buckets' must map bucket names to classes");
     for (const auto& kv : b) {
       const std::string name = kv.first.as<std::string>();
-      const std::string where = Where(file, kv.second) + " (bucket " + name + ")";
+      const std::string where = YamlWhere(file, kv.second) + " (bucket " + name + ")";
       XidBucket bucket;
       bucket.where = where;
       if (kv.second.IsScalar()) {
@@ -84,7 +77,7 @@ void XidCatalogs::AddFile(const YAML::Node& root, const std::string& file, bool 
   for (XidTable t : {XidTable::kXid, XidTable::kSxid}) {
     const auto& list = root[t == XidTable::kXid ? "xids" : "sxids"];
     if (!list) continue;
-    if (!list.IsSequence()) throw CatalogError(Where(file, list) + ": '" + std::string(ToString(t)) + "s' must be a list");
+    if (!list.IsSequence()) throw CatalogError(YamlWhere(file, list) + ": '" + std::string(ToString(t)) + "s' must be a list");
     for (const auto& n : list) pending_.push_back({t, {std::make_shared<YAML::Node>(n), file, from_operator}});
   }
 }
@@ -93,8 +86,9 @@ namespace {
 
 XidDecode ParseDecode(const YAML::Node& n, const std::string& file, const XidTableData& table, bool common) {
   XidDecode d;
-  d.where = Where(file, n);
+  d.where = YamlWhere(file, n);
   if (!n.IsMap()) throw CatalogError(d.where + ": a decode case must be a mapping");
+  RefuseUnknownKeys(n, {"pattern", "bucket", "class", "reason", "samples", "only"}, file, "a decode case");
   d.pattern = Str(n, "pattern");
   const std::string where = d.where + " (decode '" + d.pattern + "')";
   if (d.pattern.empty()) throw CatalogError(d.where + ": decode case without pattern");
@@ -125,9 +119,13 @@ void XidCatalogs::ApplyEntry(XidTable t, const Pending& p) {
   XidTableData& table = Mutable(t);
   const char* key = NumberKey(t);
   if (!n.IsMap() || !n[key])
-    throw CatalogError(Where(p.file, n) + ": " + std::string(ToString(t)) + " entry without '" + key + "'");
+    throw CatalogError(YamlWhere(p.file, n) + ": " + std::string(ToString(t)) + " entry without '" + key + "'");
+  RefuseUnknownKeys(n,
+                    {key, "name", "mnemonic", "source", "bucket", "class", "component", "action", "decode", "deviation",
+                     "investigate"},
+                    p.file, t == XidTable::kXid ? "an xid entry" : "an sxid entry");
   const int number = n[key].as<int>();
-  const std::string where = Where(p.file, n) + " (" + key + " " + std::to_string(number) + ")";
+  const std::string where = YamlWhere(p.file, n) + " (" + key + " " + std::to_string(number) + ")";
   auto existing = table.entries.find(number);
   const bool is_new = existing == table.entries.end();
   if (!is_new && !p.from_operator && !existing->second.from_operator)
@@ -204,7 +202,7 @@ void XidCatalogs::Finish() {
     try {
       (p.from_operator ? operator_cases : builtin_cases)[t].push_back(ParseDecode(*p.node, p.file, table(t), true));
     } catch (const YAML::Exception& e) {
-      throw CatalogError(Where(p.file, *p.node) + ": " + e.what());
+      throw CatalogError(YamlWhere(p.file, *p.node) + ": " + e.what());
     }
   }
   for (XidTable t : {XidTable::kXid, XidTable::kSxid}) {
@@ -216,7 +214,7 @@ void XidCatalogs::Finish() {
     try {
       ApplyEntry(t, p);
     } catch (const YAML::Exception& e) {
-      throw CatalogError(Where(p.file, *p.node) + ": " + e.what());
+      throw CatalogError(YamlWhere(p.file, *p.node) + ": " + e.what());
     }
   }
   pending_.clear();

@@ -92,6 +92,31 @@ TEST(OperatorRules, ErrorsNameFileAndRule) {
   EXPECT_THROW(Catalog::Load({dir.Sub("no-such-dir")}), CatalogError);
 }
 
+// A key nobody reads is a mistake, not a comment: a misspelled top-level key would load the
+// file as if it said nothing, a misspelled field would drop what it meant. Each is refused
+// with the file, the line and the keys that are known.
+TEST(OperatorRules, UnknownKeysAreRefusedWithFileAndLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"rule:\n  - {id: x, class: dist, component: nic, pattern: 'link down', reason: r}\n", "site.yaml:1: unknown key 'rule' in a rule file"},
+      {"rules:\n  - id: x\n    class: dist\n    patern: 'link down'\n", "site.yaml:4: unknown key 'patern' in a rule"},
+      {"checks:\n  - {id: c, key: gpu.driver, kind: agree, reson: r}\n", "unknown key 'reson' in a check"},
+      {"metrics:\n  - {name: m, bad: high, treshold: 3}\n", "unknown key 'treshold' in a metric"},
+      {"xids:\n  - {xid: 79, name: n, clas: critical}\n", "unknown key 'clas' in an xid entry"},
+  };
+  for (const auto& [text, want] : cases) {
+    SCOPED_TRACE(text);
+    test::TempDir dir;
+    test::WriteFile(dir.Sub("site.yaml"), text);
+    try {
+      Catalog::Load({dir.path()});
+      ADD_FAILURE() << "loaded";
+    } catch (const CatalogError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("(known: "), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(OperatorRules, FallbackFieldIsParsedAndBoundedItsValuesChecked) {
   auto load = [](const std::string& rule) {
     return Catalog::FromSources({{"site.yaml", "rules:\n  - " + rule + "\n"}}, 0);
