@@ -30,8 +30,9 @@ inline void AddRulesOption(CLI::App& app, std::vector<std::string>* rule_dirs) {
       ->check(CLI::ExistingDirectory);
 }
 
-// Parses; nothing when the command is to run, else its exit code. A parse error is one
-// line through `usage`, pointing at `aegis WORD --help`.
+// Parses; nothing when the command is to run, else its exit code (help and --version: 0,
+// printed on stdout). A parse error is one line through `usage`, pointing at
+// `aegis WORD --help`.
 inline std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv, const std::string& word,
                                            const std::function<int(const std::string&)>& usage) {
   try {
@@ -40,8 +41,10 @@ inline std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return usage(std::string(e.what()) + " (see aegis " + word + " --help)");
+    return usage(std::string(e.what()) + " (see aegis " + (word.empty() ? std::string() : word + " ") + "--help)");
   }
   return std::nullopt;
 }

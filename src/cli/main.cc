@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   if (int rc = aegis::RunAgentCommand(argc, argv); rc >= 0) return rc;
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("aegis ") + AEGIS_VERSION);
   // The main app's options (--rules) may come after a subcommand too (`aegis rules check
   // --rules DIR`, as a unit file appends them): subcommands made below inherit this and
   // pass what they do not know up to the app.
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   auto* diagnose = app.add_subcommand("diagnose", "diagnose an incident bundle (docs/formats.md)");
   diagnose->add_option("bundle", d.bundle, "bundle directory")->required();
   diagnose->add_flag("--json", d.json, "print the verdict as one JSON object");
-  diagnose->add_option("--threads", d.threads, "scanning threads (default: one per core)");
+  diagnose->add_option("--threads", d.threads, "scanning threads (default: one per core)")->check(CLI::Range(0, 4096));
   diagnose->add_option("--prometheus", d.prometheus, "also read the catalogued metrics from this Prometheus (http://host:port)");
   diagnose->add_option("--window", d.window_s, "metric outlier window T in seconds (default 600)")->check(CLI::PositiveNumber);
   diagnose->add_option("--min-sustained", d.min_sustained_s, "shortest excursion that counts, seconds (default 300)")
@@ -63,7 +64,12 @@ int main(int argc, char** argv) {
   aegis::DescribeLiveSystemCommands(app);
   aegis::DescribeAgentCommand(app);
 
-  CLI11_PARSE(app, argc, argv);
+  // A usage error is one line, `aegis: ...`, and exit status 2, as in every other command.
+  if (auto rc = aegis::ParseCommandLine(app, argc, argv, aegis::CommandWord(argc, argv), [](const std::string& msg) {
+        std::fprintf(stderr, "aegis: %s\n", msg.c_str());
+        return 2;
+      }))
+    return *rc;
   try {
     aegis::Catalog catalog = aegis::Catalog::Load(rule_dirs);
     aegis::Matcher matcher(catalog);

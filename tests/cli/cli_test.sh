@@ -67,5 +67,18 @@ echo "rules: [ {id: x" >"$tmp/rules/broken.yaml"
 "$AEGIS" --rules "$tmp/rules" classify "$tmp/l.log" >/dev/null 2>"$tmp/err"; rc=$?
 check "broken rules exit 2 naming the file" '[ $rc -eq 2 ] && grep -q broken.yaml "$tmp/err"'
 
+echo "rule:" >"$tmp/rules/broken.yaml"  # a misspelled top-level key
+"$AEGIS" --rules "$tmp/rules" rules check >/dev/null 2>"$tmp/err"; rc=$?
+check "an unknown key in a rule file exits 2 naming the file, line and key" \
+  '[ $rc -eq 2 ] && grep -q "broken.yaml:1: unknown key .rule." "$tmp/err"'
+
+# Usage errors: one line that starts "aegis:", exit 2, whatever the mistake.
+for args in "--bogus" "diagnose" "diagnose $tmp/b --threads -3" "rules" "rules explain"; do
+  "$AEGIS" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check "usage error ($args): exit 2, one line aegis: ..." \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^aegis: " "$tmp/err" && [ ! -s "$tmp/out" ]'
+done
+check "--version names the release" '"$AEGIS" --version | grep -qE "^aegis [0-9]+\.[0-9]+\.[0-9]+$"'
+
 [ $fail -eq 0 ] && echo "cli: all checks passed" || echo "cli: FAILED"
 exit $fail
