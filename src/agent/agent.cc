@@ -214,7 +214,16 @@ Status Agent::Start() {
     I.http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(MetricsText(), "text/plain; version=0.0.4; charset=utf-8");
     });
-    I.http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+    // Not healthy while the queue refuses events (a full or failing disk): nothing read is
+    // shipped, and reading waits.
+    I.http->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+      if (counters_.queue_blocked.load(std::memory_order_relaxed)) {
+        res.status = 503;
+        res.set_content("the on-disk queue refuses events (a full or failing disk): reading is paused\n", "text/plain");
+        return;
+      }
+      res.set_content("ok\n", "text/plain");
+    });
     metrics_port_ = BindHttpServer(*I.http, where.host, where.port);
     if (metrics_port_ <= 0) return Status::IOError("cannot listen on " + config_.metrics_listen);
     I.http_thread = std::thread([&I] { I.http->listen_after_bind(); });
@@ -359,6 +368,7 @@ void Agent::Run() {
     }
     if (blocked) {  // the queue refused the last events: nothing more is read until it takes them
       blocked = !append();
+      counters_.queue_blocked.store(blocked, std::memory_order_relaxed);
       continue;
     }
     more = false;
@@ -380,6 +390,7 @@ void Agent::Run() {
     }
     if (!append()) {
       blocked = true;
+      counters_.queue_blocked.store(true, std::memory_order_relaxed);
       continue;
     }
     if (covered_now > covered_at_.load()) covered_at_.store(covered_now);

@@ -42,6 +42,7 @@ struct AgentCounters {
   std::atomic<uint64_t> ccl_invalid{0};
   std::atomic<uint64_t> kmsg_lost{0};  // records overwritten in the ring before they were read
   std::atomic<uint64_t> queue_append_errors{0};
+  std::atomic<bool> queue_blocked{false};  // the queue refuses events now: reading paused (/healthz says so)
   std::atomic<uint64_t> followed_files{0};
   std::atomic<bool> nvml_available{false};
   std::atomic<uint64_t> metric_samples{0};

@@ -185,6 +185,18 @@ Status DiskQueue::Load() {
     acked_in_front_ = 0;
     if (options_.sync) (void)env->SyncDir(dir_);  // at worst the empty segment is made again
   }
+  // All of it delivered: nothing is kept for it (on a full disk, this is the room the ack
+  // file below needs).
+  if (QueuedRecordsLocked() == 0 && segs_.back().size > 0) {
+    const uint64_t old = segs_.back().id;
+    if (env->RemoveFile(SegmentPath(old)).ok()) {
+      total_records_ = total_bytes_ = 0;
+      segs_.back() = Segment();
+      segs_.back().id = old + 1;
+      ack_ = {old + 1, 0};
+      acked_in_front_ = 0;
+    }
+  }
   if (Status s = PersistAck(); !s.ok()) return InQueue(s, "cannot write the acknowledged position");
   return OpenActive();
 }
@@ -206,6 +218,35 @@ Status DiskQueue::RollSegment() {
   writer_ = std::move(w);
   segs_.push_back(std::move(s));
   return Status::Ok();
+}
+
+bool DiskQueue::ReclaimDelivered() {
+  if (QueuedRecordsLocked() != 0 || segs_.size() != 1 || segs_.back().size == 0) return false;
+  Segment& s = segs_.back();
+  writer_.reset();
+  s.reader.reset();
+  // Removed first: on a full disk that is what gives the new segment and the ack file room.
+  // A crash after it leaves an ack naming a missing segment, which Load reads as "start at
+  // the next one": nothing undelivered was in it.
+  if (!options_.env->RemoveFile(SegmentPath(s.id)).ok()) {
+    (void)OpenActive();
+    return false;
+  }
+  const uint64_t id = s.id + 1;
+  s = Segment();
+  s.id = id;
+  total_records_ = total_bytes_ = 0;
+  ack_ = {id, 0};
+  acked_in_front_ = 0;
+  peeked_.clear();
+  short_of_space_ = false;
+  if (Status st = options_.env->NewWritableFile(SegmentPath(id), kFileMode, &writer_); st.ok()) {
+    if (options_.sync) (void)options_.env->SyncDir(dir_);
+  } else {
+    writer_.reset();  // the next Append opens it (ReopenWritableFile creates it)
+  }
+  (void)PersistAck();  // not written: the next open starts at the new segment all the same
+  return true;
 }
 
 void DiskQueue::DropFront(bool count_as_dropped) {
@@ -257,16 +298,25 @@ Status DiskQueue::Append(const std::vector<std::string>& payloads) {
     (void)PersistAck();
   }
 
-  Segment& active = segs_.back();
-  Status s = writer_->WriteAt(active.size, buf);
-  if (s.ok() && options_.sync) s = writer_->Sync();
-  if (!s.ok()) {
+  Status s;
+  for (int attempt = 0;; ++attempt) {
+    s = writer_ ? Status::Ok() : OpenActive();
+    Segment& active = segs_.back();
+    if (s.ok()) s = writer_->WriteAt(active.size, buf);
+    if (s.ok() && options_.sync) s = writer_->Sync();
+    if (s.ok()) break;
     // Leave no torn record behind: the next append writes at the old end. Should the cut
     // fail too, that append overwrites the torn bytes, and reopening cuts off whatever
     // remains of them at their bad CRC.
-    (void)writer_->Truncate(active.size);
+    if (writer_) (void)writer_->Truncate(active.size);
+    if (s.code() == Status::Code::kResourceExhausted) {
+      short_of_space_ = true;
+      // The disk is full of what was delivered already: make room, and try once more.
+      if (attempt == 0 && ReclaimDelivered()) continue;
+    }
     return InQueue(s, "cannot append " + std::to_string(payloads.size()) + " events");
   }
+  Segment& active = segs_.back();
   active.size += buf.size();
   active.records += payloads.size();
   total_bytes_ += buf.size();
@@ -375,11 +425,13 @@ Status DiskQueue::Ack(size_t n) {
     moved = true;
   }
   peeked_.erase(peeked_.begin(), peeked_.begin() + static_cast<ptrdiff_t>(n));
-  // A closed segment delivered to its end is deleted at once.
+  // A closed segment delivered to its end is deleted at once; the one appended to, once it
+  // is large or the disk was found full.
   while (segs_.size() > 1 && ack_.off >= segs_.front().size) {
     DropFront(false);
     moved = true;
   }
+  if (moved && (segs_.back().size >= options_.reclaim_bytes || short_of_space_) && ReclaimDelivered()) return Status::Ok();
   return moved ? PersistAck() : Status::Ok();
 }
 

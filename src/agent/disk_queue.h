@@ -12,7 +12,10 @@
 // once Append returns; a record torn by a crash mid-write fails its length or CRC and is
 // cut off when the queue is reopened. The ack file is renamed into place without fsync: a
 // power loss may resend events already delivered, which the controller recognises by
-// their ids. Segments entirely before the ack position are deleted. When a new append
+// their ids. Segments entirely before the ack position are deleted, and so is the segment
+// appended to once all it holds is delivered (DiskQueueOptions::reclaim_bytes; at once
+// when the disk was found full, and when the queue is opened), so that a disk filled while
+// the controller was away clears itself once the queue is delivered. When a new append
 // would take the queue past max_bytes, whole segments are dropped from the front (the
 // oldest events), counted in stats().dropped_records.
 //
@@ -43,6 +46,10 @@ namespace aegis::agent {
 struct DiskQueueOptions {
   uint64_t max_bytes = 1ull << 30;       // bound of the whole queue on disk
   uint64_t segment_bytes = 64ull << 20;  // a segment is closed past this size (at most max_bytes / 4)
+  // Once everything queued is delivered, the segment appended to is replaced by an empty
+  // one when it holds at least this much, or whatever it holds once an append found the
+  // disk full: delivered events never keep a disk full.
+  uint64_t reclaim_bytes = 1ull << 20;
   bool sync = true;                      // fdatasync after every Append
   Env* env = Env::Default();             // clock and files (not owned; outlives the queue)
 };
@@ -110,6 +117,10 @@ class DiskQueue {
   std::string SegmentPath(uint64_t id) const;
   Status OpenActive();
   Status RollSegment();
+  // Everything queued is delivered: the segment appended to (all of it delivered) is
+  // removed and an empty one started in its place. False when there was nothing to reclaim
+  // or its file could not be removed.
+  bool ReclaimDelivered();
   void DropFront(bool count_as_dropped);
   Status PersistAck();
   Status Reader(Segment& s, RandomAccessFile** out);
@@ -133,6 +144,7 @@ class DiskQueue {
   uint64_t total_bytes_ = 0;     // in segs_
   std::vector<Position> peeked_;  // end position of each record of the last Peek
   uint64_t dropped_records_ = 0, corrupt_records_ = 0;
+  bool short_of_space_ = false;  // an append found the disk full since the last reclaim
 };
 
 }  // namespace aegis::agent

@@ -100,6 +100,8 @@ std::string RenderMetrics(const MetricsContext& m) {
   p.Sample("aegis_agent_queue_oldest_age_seconds", {}, qs.OldestAgeSeconds(now));
   p.Family("aegis_agent_queue_append_errors_total", "counter", "Failed writes to the on-disk queue (retried).");
   p.Sample("aegis_agent_queue_append_errors_total", {}, Get(c.queue_append_errors));
+  p.Family("aegis_agent_queue_blocked", "gauge", "1 while the on-disk queue refuses events (full or failing disk): reading is paused.");
+  p.Sample("aegis_agent_queue_blocked", {}, uint64_t{c.queue_blocked.load(std::memory_order_relaxed) ? 1u : 0u});
 
   p.Family("aegis_agent_send_batches_total", "counter", "Requests sent to the controller.");
   p.Sample("aegis_agent_send_batches_total", {}, Get(c.batches_sent));

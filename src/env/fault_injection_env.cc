@@ -121,4 +121,12 @@ Status FaultInjectionEnv::NewSequentialFile(const std::string& path, std::unique
   return Status::Ok();
 }
 
+Status FaultInjectionEnv::RemoveFile(const std::string& path) {
+  uint64_t size = 0;
+  const bool sized = target()->GetFileSize(path, &size).ok();
+  Status s = target()->RemoveFile(path);
+  if (s.ok() && sized) Freed(size);
+  return s;
+}
+
 }  // namespace aegis

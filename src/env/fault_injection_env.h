@@ -32,6 +32,9 @@ class FaultInjectionEnv final : public EnvWrapper, public FaultPlan {
   Status ReopenWritableFile(const std::string& path, unsigned mode, std::unique_ptr<WritableFile>* out) override;
   Status NewRandomAccessFile(const std::string& path, std::unique_ptr<RandomAccessFile>* out) override;
   Status NewSequentialFile(const std::string& path, std::unique_ptr<SequentialFile>* out) override;
+  // A removed file gives its bytes back to a disk limited by SetSpaceLeft, as a real one
+  // does (a queue that deletes what it delivered makes room).
+  Status RemoveFile(const std::string& path) override;
 
   // Used by the file wrappers: the plan's answer as a Status naming the file (EIO, or
   // ENOSPC for a full disk); for a write, *allowed is how much may be written first.

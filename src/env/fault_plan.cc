@@ -35,6 +35,11 @@ void FaultPlan::SetSpaceLeft(uint64_t bytes) {
   space_left_ = bytes;
 }
 
+void FaultPlan::Freed(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (space_limited_) space_left_ += bytes;
+}
+
 void FaultPlan::ClearFaults() {
   std::lock_guard<std::mutex> lock(mu_);
   fail_writes_ = fail_syncs_ = fail_reads_ = 0;

@@ -18,6 +18,7 @@ class FaultPlan {
   void FailSyncs(int n);            // the next n fdatasyncs fail
   void FailReads(int n);            // the next n reads fail
   void SetSpaceLeft(uint64_t bytes);  // from now on, at most `bytes` more are written
+  void Freed(uint64_t bytes);         // a file of this size was removed: room again (when limited)
   void ClearFaults();               // disarms every fault (the disk has room again)
 
   struct Injected {

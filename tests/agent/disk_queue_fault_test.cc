@@ -135,6 +135,61 @@ TEST_F(DiskQueueFaultTest, FullDiskIsResourceExhaustedAndLeavesNoTornRecord) {
   EXPECT_EQ(q->stats().corrupt_records, 0u);
 }
 
+// The disk filled while the controller was away. Once the controller takes what was
+// queued, the delivered events leave the disk at once, so the next event (an Xid written
+// later) is queued: the queue never stays stuck on a disk full of what it delivered.
+TEST_F(DiskQueueFaultTest, AFullDiskClearsItselfOnceWhatFilledItIsDelivered) {
+  auto q = Open();
+  const Strings waiting = {std::string(4000, 'a'), std::string(4000, 'b')};
+  ASSERT_TRUE(q->Append(waiting).ok());
+  faults_.SetSpaceLeft(0);
+  EXPECT_EQ(q->Append({"refused"}).code(), Status::Code::kResourceExhausted);
+  EXPECT_EQ(PeekAll(q.get()), waiting);  // the controller is back: delivered
+  ASSERT_TRUE(q->Ack(2).ok());
+  EXPECT_EQ(SegmentBytes(), 0u) << "what was delivered still takes the disk";
+  const std::string xid = "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.";
+  ASSERT_TRUE(q->Append({xid}).ok());
+  EXPECT_EQ(PeekAll(q.get()), Strings{xid});
+  q.reset();
+  q = Open();
+  EXPECT_EQ(PeekAll(q.get()), Strings{xid}) << "nothing lost, nothing resent, across a restart";
+}
+
+// Everything was delivered before the disk filled (the segment was small, so kept for the
+// next events): the append that finds the disk full makes the room itself and succeeds.
+TEST_F(DiskQueueFaultTest, AnAppendThatFindsTheDiskFullRemovesWhatWasDeliveredAndRetries) {
+  auto q = Open();
+  ASSERT_TRUE(q->Append({std::string(3000, 'a')}).ok());
+  ASSERT_EQ(PeekAll(q.get()).size(), 1u);
+  ASSERT_TRUE(q->Ack(1).ok());
+  EXPECT_GT(SegmentBytes(), 0u);  // below reclaim_bytes: kept
+  faults_.SetSpaceLeft(0);
+  ASSERT_TRUE(q->Append({"after"}).ok());
+  EXPECT_EQ(PeekAll(q.get()), Strings{"after"});
+  EXPECT_EQ(SegmentBytes(), RecordBytes({"after"}));
+  // Full again with nothing delivered to remove ("after" waits): refused, nothing lost.
+  faults_.SetSpaceLeft(0);
+  EXPECT_EQ(q->Append({"more"}).code(), Status::Code::kResourceExhausted);
+  EXPECT_EQ(PeekAll(q.get()), Strings{"after"});
+}
+
+// Restarted on a disk full of delivered events: the queue opens (its ack file needs room)
+// and takes new events.
+TEST_F(DiskQueueFaultTest, OpensOnADiskFullOfDeliveredEvents) {
+  {
+    auto q = Open();
+    ASSERT_TRUE(q->Append({std::string(3000, 'a'), std::string(3000, 'b')}).ok());
+    ASSERT_EQ(PeekAll(q.get()).size(), 2u);
+    ASSERT_TRUE(q->Ack(2).ok());
+  }
+  faults_.SetSpaceLeft(0);
+  auto q = Open();
+  ASSERT_TRUE(q);
+  EXPECT_EQ(SegmentBytes(), 0u);
+  ASSERT_TRUE(q->Append({"new"}).ok());
+  EXPECT_EQ(PeekAll(q.get()), Strings{"new"});
+}
+
 TEST_F(DiskQueueFaultTest, FailedReadInPeekIsAnErrorNotDamage) {
   auto q = Open();
   ASSERT_TRUE(q->Append({"a", "b", "c"}).ok());

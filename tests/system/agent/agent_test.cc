@@ -14,6 +14,7 @@
 #include <functional>
 #include <thread>
 
+#include "env/fault_injection_env.h"
 #include "exposition.h"
 #include "test_support.h"
 
@@ -272,6 +273,33 @@ TEST(Agent, ReloadedRulesApplyToNewLines) {
   ASSERT_TRUE(ctl.WaitFor([&] { return r.agent().counters().rule_reloads_failed.load() == 1; }));
   AppendFile(d / "logs/a.log", "FAN4 stopped\n");  // the rules in use stay
   ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "site-second") == 2; }));
+}
+
+// A disk that refuses the queue's writes: /healthz says so (503) and the gauge is 1 while
+// reading waits; once the disk takes writes again the line goes out and health is back.
+TEST(Agent, HealthzSaysWhenTheQueueRefusesEvents) {
+  ScratchDir d;
+  FakeController ctl;
+  WriteFile(d / "logs/rank0.log", "");
+  FaultInjectionEnv disk;  // before the agent: outlives it
+  AgentConfig c = Config(d, ctl.url());
+  c.env = &disk;
+  Running r(c);
+  httplib::Client http("127.0.0.1", r.agent().metrics_port());
+  const auto healthz = [&] {
+    auto res = http.Get("/healthz");
+    return res ? res->status : 0;
+  };
+  ASSERT_EQ(healthz(), 200);
+  disk.SetSpaceLeft(0);
+  AppendFile(d / "logs/rank0.log", kXid + "\n");
+  ASSERT_TRUE(WaitFor([&] { return healthz() == 503; }));
+  EXPECT_EQ(MetricSample(r, "aegis_agent_queue_blocked"), 1);
+  EXPECT_TRUE(ctl.of_type("log").empty());
+  disk.ClearFaults();
+  ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "xid-79") == 1; }));
+  EXPECT_EQ(healthz(), 200);
+  EXPECT_EQ(MetricSample(r, "aegis_agent_queue_blocked"), 0);
 }
 
 TEST(Agent, CclDatagramsBecomeCoalescedEvents) {
