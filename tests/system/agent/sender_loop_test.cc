@@ -14,16 +14,15 @@ using testing::Events;
 using testing::FakeController;
 using testing::OpenQueue;
 using testing::ScratchDir;
+using testing::SenderTestOptions;
 using testing::UnusedPort;
-
-SenderOptions Options(const std::string& url) { return testing::SenderTestOptions(url); }
 
 TEST(Sender, HeartbeatsRideAlongAndGoAloneWhenIdle) {
   ScratchDir d;
   FakeController ctl;
   auto q = OpenQueue(d.path());
   AgentCounters counters;
-  SenderOptions o = Options(ctl.url());
+  SenderOptions o = SenderTestOptions(ctl.url());
   o.heartbeat_s = 0.2;
   Sender s(o, q.get(), &counters, [] { return nlohmann::json{{"queue_events", 0}, {"version", "t"}}; });
   ASSERT_TRUE(s.Init().ok());
@@ -44,7 +43,7 @@ TEST(Sender, StopsPromptlyWhileBackingOff) {
   auto q = OpenQueue(d.path());
   ASSERT_TRUE(q->Append(Events(1)).ok());
   AgentCounters counters;
-  SenderOptions o = Options("http://127.0.0.1:" + std::to_string(UnusedPort()));
+  SenderOptions o = SenderTestOptions("http://127.0.0.1:" + std::to_string(UnusedPort()));
   o.backoff_min_s = 30;
   o.backoff_max_s = 30;
   Sender s(o, q.get(), &counters, nullptr);
