@@ -187,16 +187,7 @@ Status DiskQueue::Load() {
   }
   // All of it delivered: nothing is kept for it (on a full disk, this is the room the ack
   // file below needs).
-  if (QueuedRecordsLocked() == 0 && segs_.back().size > 0) {
-    const uint64_t old = segs_.back().id;
-    if (env->RemoveFile(SegmentPath(old)).ok()) {
-      total_records_ = total_bytes_ = 0;
-      segs_.back() = Segment();
-      segs_.back().id = old + 1;
-      ack_ = {old + 1, 0};
-      acked_in_front_ = 0;
-    }
-  }
+  (void)ReclaimDelivered();
   if (Status s = PersistAck(); !s.ok()) return InQueue(s, "cannot write the acknowledged position");
   return OpenActive();
 }
