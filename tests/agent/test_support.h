@@ -33,6 +33,9 @@ class ScratchDir {
 };
 
 void WriteFile(const std::string& path, const std::string& content);
+void AppendFile(const std::string& path, const std::string& content);
+std::string ReadFile(const std::string& path);
+
 // A loopback port nobody listens on.
 int UnusedPort();
 // The on-disk queue in `dir` (default options; fails the test when it cannot open).
@@ -42,8 +45,6 @@ std::vector<std::string> Events(int n, int from = 0);
 // A sender of node-0007 to `url`: short back-off, no heartbeats unless a test asks, and
 // Progress() to wait on.
 SenderOptions SenderTestOptions(const std::string& url);
-void AppendFile(const std::string& path, const std::string& content);
-std::string ReadFile(const std::string& path);
 
 // The built-in rules, loaded once.
 LiveRules* BuiltinRules();
