@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = depth; i-- > 0;) inner += (objects >> (i % 8)) & 1 ? '}' : ']';
 
   EventBatch batch;
-  (void)ParseEventBatch(R"({"node": "n", "agent": "a", "events": [)" + inner + "]}", &batch);
+  (void)ParseEventBatch(R"({"node": "n", "agent": "a", "events": [)" + inner + "]}", {}, &batch);
   JobStart start;
   (void)ParseJobStart(R"({"id": "j", "hosts": ["n"], "x": )" + inner + "}", 1764497523.0, &start);
   JobEnd end;

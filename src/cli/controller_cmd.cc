@@ -7,6 +7,7 @@
 
 #include "cli/command_line.h"
 #include "cli/hosts_cmd.h"
+#include "cli/tokens_cmd.h"
 #include "cli/incidents_cmd.h"
 #include "cli/jobs_cmd.h"
 #include "cli/status_cmd.h"
@@ -41,6 +42,8 @@ void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
   cmd->add_option("--token-file", o.token_file, "bearer tokens and their scopes (agent, operator, read)")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--allow-anonymous", o.allow_anonymous, "serve a non-loopback address without --token-file");
+  cmd->add_flag("--allow-shared-agent-token", o.allow_shared_agent_token,
+                "accept an agent token bound to no node (each node may then post about every other)");
   cmd->add_option("--tls-cert", o.tls_cert, "serve HTTPS with this certificate (PEM)")->check(CLI::ExistingFile);
   cmd->add_option("--tls-key", o.tls_key, "and this private key (PEM)")->check(CLI::ExistingFile);
   cmd->add_flag("--dry-run", o.dry_run, "record and show every decision; execute no action");
@@ -114,6 +117,10 @@ int RunController(ControllerArgs& a, const std::vector<std::string>& rule_dirs) 
     if (sig == SIGHUP) {
       Status s = c->ReloadRules();
       std::fprintf(stderr, "aegis controller: rules %s\n", s.ok() ? "reloaded" : ("not reloaded: " + s.message()).c_str());
+      if (!o.token_file.empty()) {
+        s = c->ReloadTokens();
+        std::fprintf(stderr, "aegis controller: tokens %s\n", s.ok() ? "reloaded" : ("not reloaded: " + s.message()).c_str());
+      }
       continue;
     }
     break;
@@ -153,7 +160,8 @@ void DescribeLiveSystemCommands(CLI::App& app) {
                             std::pair{"jobs", "tell the controller a job started or ended (aegis jobs --help)"},
                             std::pair{"status", "hosts and incidents as the controller sees them"},
                             std::pair{"hosts", "return a host to service, or set its state (aegis hosts --help)"},
-                            std::pair{"incidents", "export an incident as a bundle (aegis incidents export --help)"}}) {
+                            std::pair{"incidents", "export an incident as a bundle (aegis incidents export --help)"},
+                            std::pair{"tokens", "create, revoke or list the controller's API tokens (aegis tokens --help)"}}) {
     auto* cmd = app.add_subcommand(name, what);
     cmd->allow_extras();
   }
@@ -161,7 +169,9 @@ void DescribeLiveSystemCommands(CLI::App& app) {
 
 int RunLiveSystemCommand(int argc, char** argv) {
   const std::string word = CommandWord(argc, argv);
-  if (word != "controller" && word != "jobs" && word != "status" && word != "incidents" && word != "hosts") return -1;
+  if (word != "controller" && word != "jobs" && word != "status" && word != "incidents" && word != "hosts" &&
+      word != "tokens")
+    return -1;
 
   CLI::App app{"aegis: find the faulty device behind a failed, hung or slow training job"};
   app.require_subcommand(1);
@@ -177,6 +187,8 @@ int RunLiveSystemCommand(int argc, char** argv) {
   CLI::App* incidents_cmd = AddIncidentsCommand(app, &incidents);
   HostsArgs hosts;
   CLI::App* hosts_cmd = AddHostsCommand(app, &hosts);
+  TokensArgs tokens;
+  CLI::App* tokens_cmd = AddTokensCommand(app, &tokens);
   // One line on a usage error: what was wrong, and where to look.
   if (auto exit_code = ParseCommandLine(app, argc, argv, word, [](const std::string& line) { return Fail(line); }))
     return *exit_code;
@@ -185,6 +197,7 @@ int RunLiveSystemCommand(int argc, char** argv) {
   if (*status_cmd) return RunStatus(status);
   if (*incidents_cmd) return RunIncidents(incidents);
   if (*hosts_cmd) return RunHosts(hosts);
+  if (*tokens_cmd) return RunTokens(tokens);
   return Fail("no command given (see aegis --help)");
 }
 

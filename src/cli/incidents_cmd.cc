@@ -15,7 +15,9 @@ CLI::App* AddIncidentsCommand(CLI::App& app, IncidentsArgs* a) {
   AddClientOptions(exp, &a->client);
   exp->add_option("id", a->id, "the incident's id (inc-42)")->required();
   exp->add_option("--out", a->out, "the bundle directory to write")->required();
-  exp->add_flag("--redact", a->redact, "keep only the text the rules matched in each log line");
+  exp->add_flag("--redact", a->redact, "for sharing: keep only what rules matched in each log line, and replace hosts, "
+                "addresses, switches, users, job names, paths, pids and process names by pseudonyms "
+                "(the same in every file); the result still diagnoses to the verdict");
   return cmd;
 }
 

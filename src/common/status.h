@@ -47,6 +47,7 @@ class Status {
   bool IsNotFound() const { return code_ == Code::kNotFound; }
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
   bool IsUnavailable() const { return code_ == Code::kUnavailable; }
+  bool IsPermissionDenied() const { return code_ == Code::kPermissionDenied; }
   const std::string& message() const { return message_; }
   // "InvalidArgument: job.json: state \"x\" is not one of ..." ("OK" when ok).
   std::string ToString() const;

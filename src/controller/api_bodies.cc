@@ -4,9 +4,11 @@
 #include <set>
 
 #include "bundle/bundle_reader.h"
-#include "common/text.h"
-#include "controller/iso_time.h"
 #include "common/json_check.h"
+#include "common/text.h"
+#include "common/vocabulary.h"
+#include "controller/event_classes.h"
+#include "controller/iso_time.h"
 
 namespace aegis::controller {
 
@@ -102,9 +104,23 @@ Status CheckTopologyFields(const json& j) {
   return Status::Ok();
 }
 
+// Why an event is not the caller's to send (policy.node), or "" when it is.
+std::string ForeignReason(const wire::DecodedEvent& d, const std::string& node) {
+  const std::string mine = "this token speaks for node " + node + " only";
+  if (d.node != node) return "the event is about node " + SanitizeForOutput(d.node, 64) + ": " + mine;
+  if (d.type == wire::EventType::kLog) {
+    if (d.log.source == SourceKind::kSwitch) return "a switch log is not a node's: " + mine;
+    if (d.log.file != "nodes/" + node + "/kernel.log" && d.log.file != "nodes/" + node + "/train.log")
+      return "file \"" + SanitizeForOutput(d.log.file, 128) + "\" is not this node's kernel.log or train.log: " + mine;
+  }
+  if (d.type == wire::EventType::kProbe && d.probe.src != node)
+    return "a probe sent from " + SanitizeForOutput(d.probe.src, 64) + ": " + mine;
+  return "";
+}
+
 }  // namespace
 
-Status ParseEventBatch(std::string_view body, EventBatch* out) {
+Status ParseEventBatch(std::string_view body, const EventPolicy& policy, EventBatch* out) {
   *out = EventBatch();
   json j;
   if (Status s = ParseJsonObject(body, "events", &j); !s.ok()) return s;
@@ -114,6 +130,9 @@ Status ParseEventBatch(std::string_view body, EventBatch* out) {
   out->node = j["node"].get<std::string>();
   out->agent = j["agent"].get<std::string>();
   if (!IsSafeName(out->node)) return Status::InvalidArgument("batch.node must be a host name");
+  if (!policy.node.empty() && out->node != policy.node)
+    return Status::PermissionDenied("this token is node " + policy.node + "'s agent's: it may not post a batch from " +
+                                    SanitizeForOutput(out->node, 64));
   if (out->agent.empty() || out->agent.size() > 200 || !IsValidUtf8(out->agent))
     return Status::InvalidArgument("batch.agent must be a non-empty identifier");
   auto events = j.find("events");
@@ -128,6 +147,37 @@ Status ParseEventBatch(std::string_view body, EventBatch* out) {
       if (ev.is_object() && ev.contains("id") && ev["id"].is_string()) id = SanitizeForOutput(ev["id"].get<std::string>(), 200);
       out->rejected.push_back({i, id, st.message()});
       continue;
+    }
+    if (!policy.node.empty()) {
+      if (std::string why = ForeignReason(d, policy.node); !why.empty()) {
+        ++out->foreign;
+        out->rejected.push_back({i, d.id, why});
+        continue;
+      }
+    }
+    if (d.type == wire::EventType::kLog && policy.catalog) {
+      LogEvent& le = d.log.event;
+      const LineClass sent = le.line_class;
+      switch (ApplyCatalogClass(*policy.catalog, &le)) {
+        case ClassCheck::kUnknownRule:
+          ++out->unknown_rules;
+          out->rejected.push_back({i, d.id, "rule \"" + SanitizeForOutput(le.rule_id, 128) +
+                                                "\" is not in this controller's catalogue (give it the agent's --rules)"});
+          continue;
+        case ClassCheck::kCorrected:
+          ++out->corrected;
+          if (le.line_class != sent) ev["agent_class"] = ToString(sent);
+          break;
+        case ClassCheck::kAgreed: break;
+      }
+      // What is stored is what was decided: a reader of the event later sees the catalogue's class.
+      ev["class"] = ToString(le.line_class);
+      ev["component"] = ToString(le.component);
+      ev["cascade"] = le.cascade;
+      ev["yields_to_user"] = le.yields_to_user;
+      if (le.fallback) ev["fallback"] = true;
+      else ev.erase("fallback");
+      ev["key"] = le.config_key;
     }
     if (!ev.contains("node")) ev["node"] = d.node;
     store::Event e;

@@ -12,11 +12,24 @@
 #include <vector>
 
 #include "bundle/model.h"
+#include "rules/catalog.h"
 #include "common/status.h"
 #include "wire/event.h"
 #include "store/records.h"
 
 namespace aegis::controller {
+
+// Who posted an event batch and what the controller holds it to.
+struct EventPolicy {
+  // The caller's node (a token of scope agent@NODE): the batch must be from it (else
+  // PermissionDenied: 403) and each event about it: a log event of its own kernel or
+  // training log (nodes/NODE/kernel.log or train.log, no switch log), a probe it sent;
+  // another event is rejected on its own. "": the caller may speak for any node.
+  std::string node;
+  // Log events take this catalogue's class, component and flags (event_classes.h); an
+  // event naming a rule it does not have is rejected. null: as the agent sent them.
+  const Catalog* catalog = nullptr;
+};
 
 // POST /api/v1/events: {"node", "agent", "events": [...]}.
 struct EventBatch {
@@ -32,8 +45,12 @@ struct EventBatch {
   std::vector<size_t> event_index;       // position of each in the posted array
   std::vector<Rejected> rejected;
   size_t decodes = 0;                    // events decoded (valid or not): each once
+  size_t foreign = 0;                    // rejected: about another node than the caller's
+  size_t unknown_rules = 0;              // rejected: a rule the catalogue does not have
+  size_t corrected = 0;                  // accepted with the catalogue's class instead of the agent's
 };
-Status ParseEventBatch(std::string_view body, EventBatch* out);
+// An agent's class the catalogue overrode is kept in the stored event as "agent_class".
+Status ParseEventBatch(std::string_view body, const EventPolicy& policy, EventBatch* out);
 
 // POST /api/v1/jobs: a job.json (as in a bundle) whose state is "running" (or absent).
 // `now` stands in for a missing started_at. `body` is the job.json to store: the posted

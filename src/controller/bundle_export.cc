@@ -1,7 +1,6 @@
 #include "controller/bundle_export.h"
 
 #include <fmt/format.h>
-#include <re2/re2.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include "bundle/bundle_reader.h"
 #include "controller/iso_time.h"
 #include "common/json_check.h"
+#include "controller/redaction.h"
 #include "controller/status_document.h"
 #include "wire/event.h"
 
@@ -42,40 +42,6 @@ std::string Stamp(double ts, bool zoned) {
   const long micros = std::lround((ts - whole) * 1e6) % 1000000;
   return fmt::format("[{}.{:06d}{}]", buf, micros, zoned ? "+00:00" : "");
 }
-
-// Finds again the span of `text` that the event's rule matched.
-class Redactor {
- public:
-  explicit Redactor(const Catalog& catalog) : catalog_(catalog) {}
-  std::string Span(const std::string& rule_id, const std::string& text) {
-    for (const RE2* re : Patterns(rule_id)) {
-      re2::StringPiece m;
-      if (re->Match(text, 0, text.size(), RE2::UNANCHORED, &m, 1)) return std::string(m.data(), m.size());
-    }
-    return "";
-  }
-
- private:
-  const std::vector<const RE2*>& Patterns(const std::string& id) {
-    auto it = by_id_.find(id);
-    if (it != by_id_.end()) return it->second;
-    std::vector<const RE2*>& list = by_id_[id];
-    const bool xid = id.rfind("xid-", 0) == 0, sxid = id.rfind("sxid-", 0) == 0;
-    for (const Rule& r : catalog_.rules()) {
-      const bool fits = r.id == id || (xid && r.xid_table == Rule::XidTable::kXid) ||
-                        (sxid && r.xid_table != Rule::XidTable::kNone);
-      if (!fits) continue;
-      auto re = std::make_unique<RE2>(r.pattern, RE2::Quiet);
-      if (!re->ok()) continue;
-      list.push_back(re.get());
-      owned_.push_back(std::move(re));
-    }
-    return list;
-  }
-  const Catalog& catalog_;
-  std::map<std::string, std::vector<const RE2*>> by_id_;
-  std::vector<std::unique_ptr<RE2>> owned_;
-};
 
 struct LogLine {
   std::string text;
@@ -186,6 +152,15 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
   }
   files["job.json"] = job_json.dump(2);
 
+  // Redaction: the names of topology.json and job.json first, so that host-001 is the
+  // topology's first host; everything written later goes through the same names.
+  Pseudonymizer names;
+  LineRedactor redactor(rules.catalog, names);
+  if (options.redact) {
+    names.AddTopology(topology_text);
+    names.AddJob(job_json);
+  }
+
   std::vector<std::string> hosts = model.hosts;
   Topology topology;
   if (ParseTopology(topology_text, &topology, nullptr).ok())
@@ -194,7 +169,6 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
   const double cutoff = inc.decided() ? inc.decided_at : INFINITY;
   const double from = std::isnan(model.started_at) ? -INFINITY : model.started_at - options.lookback_s;
 
-  Redactor redactor(rules.catalog);
   std::map<std::string, LogFileOut> logs;
   std::map<std::string, std::vector<std::pair<double, std::string>>> ccl;  // file -> (ts, line)
   std::map<std::string, std::map<std::tuple<std::string, std::string>, std::map<double, double>>> metrics;
@@ -212,7 +186,7 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
         LogFileOut& f = logs[d.log.file];
         const LogEvent& ev = d.log.event;
         auto record_text = [&](const std::string& raw, double ts) {
-          std::string text = options.redact ? redactor.Span(ev.rule_id, raw) : raw;
+          std::string text = options.redact ? redactor.Line(ev.rule_id, raw) : raw;
           return text.empty() ? text : LinePrefix(d.log, ts) + text;
         };
         PutRecord(f, ev.line, record_text(ev.text, ev.ts));
@@ -229,7 +203,9 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
         break;
       }
       case wire::EventType::kCcl: {
-        ccl[d.ccl.file].emplace_back(d.ccl.ts, j["record"].dump());
+        json record = j["record"];
+        if (options.redact) names.Json(record);  // its host (or container) and pid
+        ccl[d.ccl.file].emplace_back(d.ccl.ts, record.dump());
         break;
       }
       case wire::EventType::kFacts:
@@ -285,12 +261,36 @@ Status ExportBundle(store::Store& store, const Rules& rules, const std::string& 
     files[wire::MetricFileOf(name)] = body.dump();
   }
   if (!probes.empty()) files["probes.json"] = probes.dump(2);
-  files["incident.json"] = IncidentJson(inc, true).dump(2);
+  ordered_json incident = IncidentJson(inc, true);
+  std::string job_name = inc.job;
+  if (options.redact) {
+    // Log records and CCL snapshots were redacted as they were read; the JSON files and
+    // every file's path are redacted here, with the same names.
+    std::map<std::string, std::string> redacted;
+    for (auto& [path, text] : files) {
+      const bool whole_json = path == "topology.json" || path == "job.json" || path == "probes.json" ||
+                              path.rfind("metrics/", 0) == 0 ||
+                              (path.size() > 11 && path.compare(path.size() - 11, 11, "/facts.json") == 0);
+      if (whole_json) {
+        ordered_json j = ordered_json::parse(text, nullptr, false);
+        if (j.is_discarded()) text = names.Text(text);
+        else {
+          names.Json(j);
+          text = path.rfind("metrics/", 0) == 0 ? j.dump() : j.dump(2);
+        }
+      }
+      redacted[names.FilePath(path)] = std::move(text);
+    }
+    files = std::move(redacted);
+    RedactIncident(incident, redactor, names);
+    job_name = names.Name(Pseudonymizer::Kind::kJob, inc.job);
+  }
+  files["incident.json"] = incident.dump(2);
 
   ordered_json doc;
   doc["format"] = 1;
   doc["incident"] = inc.id;
-  doc["job"] = inc.job;
+  doc["job"] = job_name;
   doc["redacted"] = options.redact;
   doc["files"] = ordered_json::object();
   for (auto& [path, text] : files) doc["files"][path] = std::move(text);

@@ -12,11 +12,22 @@
 // not decided yet), and of the job's hosts only what is the job's (job_scope.h: read
 // within its window, not the hosts' past); job.json then names in `not_before` the hosts
 // a person returned to service during the job.
-// Redaction (`?redact=1`, `aegis incidents export --redact`): every log line keeps only
-// the span its rule matched (found again with the rule's pattern); the rest of the line
-// (process names, paths, the job's own messages around the match) is removed, and a line
-// whose rule this controller does not know is left empty. Times, rank tags, facts,
-// counters and metrics are kept. The verdict's evidence then shows the matched spans.
+// Redaction (`?redact=1`, `aegis incidents export --redact`), for sharing a tenant's
+// incident (the full list and the pseudonyms' shapes: redaction.h): every log line keeps
+// only the span its rule matched (found again with the rule's pattern), and in it, as in
+// every other file, identifiers are replaced by pseudonyms that are the same in all files
+// of the export: host names (also in the paths nodes/HOST/...), switch names
+// (switches/NAME.log), pods, IP and MAC addresses, GPU UUIDs, job.json's id, user, name
+// and other words of its own, filesystem paths, e-mail addresses, pids, uids and process
+// names, a job exception's message; CCL snapshot files are renamed (their names hold a
+// host and a pid). Kept: rule ids, classes, counts, times, line numbers, rank tags,
+// device names and kinds, PCI addresses, Xid numbers, NCCL error names, counters, metric
+// values. A redacted span must still be its rule's (checked with the rule's patterns);
+// a line whose rule this controller does not know, or whose redaction no longer matches,
+// is left empty. incident.json's verdict (evidence, history, summary, actions) is
+// redacted the same way; history from train logs (another job's output) is dropped. So
+// `aegis diagnose` on a redacted bundle reaches the incident's verdict, naming the
+// pseudonyms of its hosts. The mapping is never written out.
 //
 // The document: {"format": 1, "incident": ID, "job": JOB, "redacted": bool,
 // "files": {"relative/path": "text", ...}}; WriteBundle puts it into a directory.

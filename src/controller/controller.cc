@@ -29,6 +29,20 @@ std::optional<store::Trigger> TriggerOf(JobState s) {
   }
 }
 
+// The token file, refused when it holds a token that lets an agent speak for every node
+// and the operator did not ask for that.
+Status LoadTokens(const ControllerOptions& options, std::shared_ptr<const TokenTable>* out) {
+  auto table = std::make_shared<TokenTable>();
+  if (Status s = TokenTable::Load(options.token_file, table.get()); !s.ok()) return s;
+  if (!table->shared_agent_tokens().empty() && !options.allow_shared_agent_token)
+    return Status::InvalidArgument(options.token_file + ": token \"" + table->shared_agent_tokens().front() +
+                                   "\" has the agent scope bound to no node, so any node holding it may post events "
+                                   "about every other; give each node its own (aegis tokens create --node NODE, "
+                                   "scope agent@NODE) or start with --allow-shared-agent-token");
+  *out = std::move(table);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Controller>* out) {
@@ -37,8 +51,9 @@ Status Controller::Open(const ControllerOptions& options, std::unique_ptr<Contro
   if (c->options_.name.empty()) c->options_.name = DefaultName();
   if (!c->options_.env) c->options_.env = Env::Default();
   c->env_ = c->options_.env;
+  c->tokens_ = std::make_shared<TokenTable>();
   if (!options.token_file.empty())
-    if (Status s = TokenTable::Load(options.token_file, &c->tokens_); !s.ok()) return s;
+    if (Status s = LoadTokens(options, &c->tokens_); !s.ok()) return s;
   c->rules_ = std::make_unique<LiveRules>(options.rule_dirs);
   if (!c->rules_->status().ok()) return c->rules_->status();
   store::StoreOptions store_options;
@@ -213,5 +228,19 @@ Status Controller::SetHostState(const std::string& host, const HostStateRequest&
 }
 
 Status Controller::ReloadRules() { return rules_->Reload(); }
+
+Status Controller::ReloadTokens() {
+  if (options_.token_file.empty()) return Status::Ok();
+  std::shared_ptr<const TokenTable> table;
+  if (Status s = LoadTokens(options_, &table); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(tokens_mu_);
+  tokens_ = std::move(table);
+  return Status::Ok();
+}
+
+std::shared_ptr<const TokenTable> Controller::tokens() const {
+  std::lock_guard<std::mutex> lock(tokens_mu_);
+  return tokens_;
+}
 
 }  // namespace aegis::controller

@@ -8,6 +8,7 @@
 // server calls it from many threads.
 #pragma once
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "controller/api_bodies.h"
@@ -57,10 +58,14 @@ class Controller {
   Status SetHostState(const std::string& host, const HostStateRequest& request, const Caller& caller,
                       store::HostRecord* out, bool* changed);
   Status ReloadRules();
+  // Reads --token-file again (on SIGHUP, after `aegis tokens create|revoke`): requests
+  // from then on are checked against it; a file that fails to load (or that would hand
+  // out a shared agent token unless allowed) keeps the current tokens and says why.
+  Status ReloadTokens();
 
   store::Store& store() { return *store_; }
   const ControllerOptions& options() const { return options_; }
-  const TokenTable& tokens() const { return tokens_; }
+  std::shared_ptr<const TokenTable> tokens() const;
   HealthMetrics& health() { return health_; }
   LiveRules& rules() { return *rules_; }
   NodeDirectory& nodes() { return *nodes_; }
@@ -74,7 +79,8 @@ class Controller {
   ControllerOptions options_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<LiveRules> rules_;
-  TokenTable tokens_;
+  mutable std::mutex tokens_mu_;
+  std::shared_ptr<const TokenTable> tokens_;  // guarded by tokens_mu_; replaced whole on reload
   HealthMetrics health_;
   Env* env_ = nullptr;  // options_.env
   std::unique_ptr<NodeDirectory> nodes_;

@@ -26,6 +26,15 @@ std::string HealthMetrics::Exposition() const {
   counter("aegis_events_ingested_total", "Events stored from agents' posts.", events_accepted.load());
   counter("aegis_events_duplicate_total", "Events posted again (same id), not stored twice.", events_duplicate.load());
   counter("aegis_events_rejected_total", "Events refused as invalid.", events_rejected.load());
+  counter("aegis_events_foreign_total", "Events refused because a node's token posted them about another node.",
+          events_foreign.load());
+  counter("aegis_events_unknown_rule_total", "Events refused because their rule is not in the controller's catalogue.",
+          events_unknown_rule.load());
+  counter("aegis_events_reclassified_total",
+          "Log events whose class, component or flags the controller's catalogue set otherwise than the agent had.",
+          events_reclassified.load());
+  counter("aegis_event_batches_foreign_total", "Event batches refused (403) because a node's token sent them as another node.",
+          batches_foreign.load());
   counter("aegis_event_batches_total", "Event batches accepted.", batches.load());
   counter("aegis_backpressure_total", "Event posts answered 503 because the controller was busy.", backpressure.load());
   counter("aegis_events_decoded_total",

@@ -16,6 +16,10 @@ class HealthMetrics {
   std::atomic<uint64_t> events_accepted{0};
   std::atomic<uint64_t> events_duplicate{0};
   std::atomic<uint64_t> events_rejected{0};
+  std::atomic<uint64_t> events_foreign{0};    // refused: about another node than the posting token's
+  std::atomic<uint64_t> events_unknown_rule{0};  // refused: a rule the catalogue does not have
+  std::atomic<uint64_t> events_reclassified{0};  // stored with the catalogue's class, not the agent's
+  std::atomic<uint64_t> batches_foreign{0};   // batches refused (403): sent as another node
   std::atomic<uint64_t> batches{0};
   std::atomic<uint64_t> backpressure{0};
   std::atomic<uint64_t> events_decoded{0};   // event bodies decoded: at ingest, and by the loop when ingest had not

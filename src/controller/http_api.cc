@@ -117,7 +117,7 @@ void HttpApi::Routes() {
   auto guard = [c](uint32_t needed, auto&& handler) {
     return [c, needed, handler](const httplib::Request& req, httplib::Response& res) {
       Caller caller;
-      switch (c->tokens().Check(req.get_header_value("Authorization"), needed, &caller)) {
+      switch (c->tokens()->Check(req.get_header_value("Authorization"), needed, &caller)) {
         case AuthResult::kUnauthenticated:
           res.set_header("WWW-Authenticate", "Bearer");
           ReplyError(res, 401, "a valid bearer token is required (Authorization: Bearer TOKEN)");
@@ -145,7 +145,7 @@ void HttpApi::Routes() {
     res.set_content(c->health().Exposition(), "text/plain; version=0.0.4");
   });
 
-  s.Post("/api/v1/events", guard(kScopeAgent, [this, c](const httplib::Request& req, httplib::Response& res, const Caller&) {
+  s.Post("/api/v1/events", guard(kScopeAgent, [this, c](const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     struct InFlight {
       std::atomic<int>& n;
       ~InFlight() { --n; }
@@ -157,7 +157,16 @@ void HttpApi::Routes() {
       return;
     }
     EventBatch batch;
-    if (Status st = ParseEventBatch(req.body, &batch); !st.ok()) return ReplyStatus(res, st);
+    const std::shared_ptr<const Rules> rules = c->rules().Current();  // the catalogue decides each line's class
+    EventPolicy policy;
+    policy.node = caller.node;
+    policy.catalog = &rules->catalog;
+    Status parsed = ParseEventBatch(req.body, policy, &batch);
+    c->health().events_foreign += batch.foreign;
+    c->health().events_unknown_rule += batch.unknown_rules;
+    c->health().events_reclassified += batch.corrected;
+    if (parsed.code() == Status::Code::kPermissionDenied) ++c->health().batches_foreign;
+    if (!parsed.ok()) return ReplyStatus(res, parsed);
     IngestResult result;
     if (Status st = c->Ingest(batch, &result); !st.ok()) return ReplyStatus(res, st);
     ordered_json j;
@@ -296,9 +305,22 @@ void HttpApi::Routes() {
     ReplyJson(res, 200, doc);
   }));
 
-  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+  // Bodies are JSON. The HTTP library reads a form body under a limit of its own (8 KiB,
+  // answered 413 though the documented limit is --max-body-mb): such a body is refused for
+  // what it is before it is read, and the connection closed (its body is never read).
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    const std::string type = ToLower(req.get_header_value("Content-Type"));
+    if (!StartsWith(type, "application/x-www-form-urlencoded") && !StartsWith(type, "multipart/form-data"))
+      return httplib::Server::HandlerResponse::Unhandled;
+    ReplyError(res, 415, "request bodies are JSON: send Content-Type: application/json (curl: -H 'Content-Type: application/json')");
+    res.set_header("Connection", "close");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  const size_t max_body = c->options().max_body_bytes;
+  s.set_error_handler([max_body](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    if (res.status == 413) return ReplyError(res, 413, "the request body is larger than the limit");
+    if (res.status == 413)
+      return ReplyError(res, 413, "the request body is larger than the limit (" + std::to_string(max_body) + " bytes, --max-body-mb)");
     if (res.status == 404) return ReplyError(res, 404, "no such endpoint: " + req.method + " " + req.path);
     ReplyError(res, res.status, "request failed");
   });

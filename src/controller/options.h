@@ -33,6 +33,9 @@ struct ControllerOptions {
   std::string topology_file;   // loaded at start (replaces the stored topology)
   std::string token_file;      // tokens and scopes (tokens.h); empty: no authentication
   bool allow_anonymous = false;  // allow no token file on a non-loopback address
+  // Accept a token file with an `agent` token bound to no node (tokens.h): any node that
+  // holds it may post about every other. Off: such a file is refused at start and reload.
+  bool allow_shared_agent_token = false;
   std::string tls_cert, tls_key;
   bool dry_run = false;
   std::vector<ActionTarget> actions;

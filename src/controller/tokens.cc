@@ -1,8 +1,14 @@
 #include "controller/tokens.h"
 
+#include <openssl/evp.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "bundle/bundle_reader.h"
+#include "common/json_check.h"
 #include "common/text.h"
 
 namespace aegis::controller {
@@ -27,14 +33,66 @@ std::string_view StripComment(std::string_view line) {
   return Trim(line);
 }
 
-bool ConstantTimeEqual(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const size_t n = a.size();
-  for (size_t i = 0; i < n; ++i) diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
-  return diff == 0;
+constexpr std::string_view kDigestPrefix = "sha256:";
+
+// The raw digest a line's second word stands for: its own when it is "sha256:HEX".
+Status DigestOf(std::string_view word, std::string* digest) {
+  if (!StartsWith(word, kDigestPrefix)) {
+    if (word.size() < 16) return Status::InvalidArgument("a token must be at least 16 characters");
+    *digest = Sha256(word);
+    return Status::Ok();
+  }
+  std::string_view hex = word.substr(kDigestPrefix.size());
+  if (hex.size() != 64) return Status::InvalidArgument("a sha256: digest is 64 hex digits");
+  digest->clear();
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    auto nibble = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return Status::InvalidArgument("a sha256: digest is 64 hex digits");
+    digest->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
+
+std::string Sha256(std::string_view text) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(text.data(), text.size(), out, &n, EVP_sha256(), nullptr) != 1) return {};
+  return std::string(reinterpret_cast<const char*>(out), n);
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 15]);
+  }
+  return out;
+}
+
+Status CheckPrivateFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+    return Status::IOError(path + ": " + std::strerror(errno));
+  }
+  if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::PermissionDenied(path + " holds tokens but its group or others may read it (mode " + mode +
+                                    "): chmod 600 " + path);
+  }
+  return Status::Ok();
+}
 
 Status TokenTable::Parse(std::string_view text, TokenTable* out) {
   TokenTable t;
@@ -47,32 +105,48 @@ Status TokenTable::Parse(std::string_view text, TokenTable* out) {
     auto words = Words(line);
     Entry e;
     const std::string where = "token file line " + std::to_string(line_no);
+    std::string_view secret;
     if (words.size() == 1) {
-      e.token = std::string(words[0]);
+      secret = words[0];
       e.scopes = kScopeAll;
       e.name = "admin";
     } else {
       e.scopes = 0;
       for (std::string_view scope : Split(words[0], ',')) {
-        if (scope == "agent") e.scopes |= kScopeAgent;
+        if (StartsWith(scope, "agent@")) {
+          const std::string_view node = scope.substr(6);
+          if (!IsSafeName(node)) return Status::InvalidArgument(where + ": \"" + SanitizeForOutput(scope, 64) + "\" does not name a node");
+          if (!e.node.empty() && e.node != node) return Status::InvalidArgument(where + ": a token may be bound to one node only");
+          e.node = std::string(node);
+          e.scopes |= kScopeAgent;
+        } else if (scope == "agent") e.scopes |= kScopeAgent;
         else if (scope == "operator") e.scopes |= kScopeOperator;
         else if (scope == "read") e.scopes |= kScopeRead;
         else if (scope == "all") e.scopes |= kScopeAll;
         else return Status::InvalidArgument(where + ": unknown scope \"" + SanitizeForOutput(scope, 32) +
-                                            "\" (agent, operator, read, all)");
+                                            "\" (agent, agent@NODE, operator, read, all)");
       }
-      e.token = std::string(words[1]);
-      e.name = words.size() > 2 ? std::string(words[2]) : std::string(words[0]);
+      if (!e.node.empty() && (e.scopes & kScopeOperator))
+        return Status::InvalidArgument(where + ": a node's agent token cannot also be an operator's");
+      secret = words[1];
+      e.name = words.size() > 2 ? std::string(words[2]) : !e.node.empty() ? e.node : std::string(words[0]);
     }
-    if (e.token.size() < 16) return Status::InvalidArgument(where + ": a token must be at least 16 characters");
-    t.entries_.push_back(std::move(e));
+    std::string digest;
+    if (Status s = DigestOf(secret, &digest); !s.ok()) return Status::InvalidArgument(where + ": " + s.message());
+    // A person's token (operator) is not one handed to every node.
+    const bool shared_agent = (e.scopes & kScopeAgent) && !(e.scopes & kScopeOperator) && e.node.empty();
+    const std::string name = e.name;
+    if (!t.by_digest_.emplace(std::move(digest), std::move(e)).second)
+      return Status::InvalidArgument(where + ": this token is listed twice");
+    if (shared_agent) t.shared_agent_.push_back(name);
   }
-  if (t.entries_.empty()) return Status::InvalidArgument("token file holds no token");
+  if (t.by_digest_.empty()) return Status::InvalidArgument("token file holds no token");
   *out = std::move(t);
   return Status::Ok();
 }
 
 Status TokenTable::Load(const std::string& path, TokenTable* out) {
+  if (Status s = CheckPrivateFile(path); !s.ok()) return s;
   std::string text;
   if (Status s = ReadSmallFile(path, &text, 1u << 20); !s.ok()) return s;
   Status s = Parse(text, out);
@@ -82,26 +156,28 @@ Status TokenTable::Load(const std::string& path, TokenTable* out) {
 
 AuthResult TokenTable::Check(std::string_view authorization, uint32_t needed, Caller* caller) const {
   if (!enabled_) {
-    *caller = Caller{kScopeAll, "anonymous"};
+    *caller = Caller{kScopeAll, "anonymous", ""};
     return AuthResult::kOk;
   }
   constexpr std::string_view kBearer = "Bearer ";
   if (!IStartsWith(authorization, kBearer)) return AuthResult::kUnauthenticated;
   std::string_view token = Trim(authorization.substr(kBearer.size()));
-  const Entry* found = nullptr;
-  for (const Entry& e : entries_)  // every entry compared: the time does not tell which matched
-    if (ConstantTimeEqual(e.token, token) && !found) found = &e;
-  if (!found) return AuthResult::kUnauthenticated;
-  uint32_t scopes = found->scopes;
+  if (token.empty()) return AuthResult::kUnauthenticated;
+  // The digest is what is looked up: how far a guess matched changes nothing an
+  // attacker can time.
+  auto it = by_digest_.find(Sha256(token));
+  if (it == by_digest_.end()) return AuthResult::kUnauthenticated;
+  uint32_t scopes = it->second.scopes;
   if (scopes & kScopeOperator) scopes |= kScopeRead;
   if ((scopes & needed) == 0) return AuthResult::kForbidden;
-  *caller = Caller{scopes, found->name};
+  *caller = Caller{scopes, it->second.name, it->second.node};
   return AuthResult::kOk;
 }
 
 Status ClientToken(const std::string& path, std::string* token) {
   token->clear();
   if (!path.empty()) {
+    if (Status s = CheckPrivateFile(path); !s.ok()) return s;
     std::string text;
     if (Status s = ReadSmallFile(path, &text, 1u << 20); !s.ok()) return s;
     for (std::string_view raw : Split(text, '\n')) {

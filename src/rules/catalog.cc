@@ -220,6 +220,7 @@ Catalog Catalog::FromSources(const std::vector<std::pair<std::string, std::strin
   }
   cat.xids_.Finish();
   if (cat.rules_.empty()) throw CatalogError("no rules loaded");
+  for (size_t i = 0; i < cat.rules_.size(); ++i) cat.rule_index_.emplace(cat.rules_[i].id, i);
   return cat;
 }
 
@@ -247,6 +248,11 @@ Catalog Catalog::Load(const std::vector<std::string>& operator_dirs) {
     }
   }
   return FromSources(sources, builtin);
+}
+
+const Rule* Catalog::FindRule(std::string_view id) const {
+  auto it = rule_index_.find(id);
+  return it == rule_index_.end() ? nullptr : &rules_[it->second];
 }
 
 const MetricSpec* Catalog::FindMetric(std::string_view name) const {

@@ -94,6 +94,8 @@ class Catalog {
   const std::vector<ConfigCheck>& config_checks() const { return checks_; }
   const std::vector<MetricSpec>& metrics() const { return metrics_; }
   const MetricSpec* FindMetric(std::string_view name) const;
+  // The rule with this id; nullptr when there is none.
+  const Rule* FindRule(std::string_view id) const;
   // nullptr when the Xid is not in the catalogue.
   const XidInfo* FindXid(int xid) const { return xids_.Find(XidTable::kXid, xid); }
   // The Xid and SXid catalogues, for `aegis rules explain` and `aegis rules check`.
@@ -109,6 +111,7 @@ class Catalog {
 
  private:
   std::vector<Rule> rules_;
+  std::map<std::string, size_t, std::less<>> rule_index_;  // id -> position in rules_
   XidCatalogs xids_;
   std::vector<ConfigCheck> checks_;
   std::vector<MetricSpec> metrics_;

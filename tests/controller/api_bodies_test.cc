@@ -37,7 +37,7 @@ TEST(EventBatch, EveryTypeIsRead) {
                   {{"id", "e5"}, {"type", "heartbeat"}, {"at", "2026-11-30T10:12:04Z"}, {"agent", {{"version", "1"}}}},
                   {{"id", "e6"}, {"type", "probe"}, {"src", "node-0001"}, {"dst", "node-0002"}, {"size", 4096}, {"sent", 100}, {"lost", 1}}}}};
   EventBatch b;
-  ASSERT_TRUE(ParseEventBatch(batch.dump(), &b).ok());
+  ASSERT_TRUE(ParseEventBatch(batch.dump(), {}, &b).ok());
   EXPECT_TRUE(b.rejected.empty()) << b.rejected[0].reason;
   ASSERT_EQ(b.events.size(), 6u);
   EXPECT_EQ(b.events[0].type, wire::EventType::kLog);
@@ -68,7 +68,7 @@ TEST(EventBatch, BadEventsAreRejectedOneByOne) {
                   {{"id", "bad id/../"}, {"type", "heartbeat"}, {"at", 1}},
                   42}}};
   EventBatch b;
-  ASSERT_TRUE(ParseEventBatch(batch.dump(), &b).ok());
+  ASSERT_TRUE(ParseEventBatch(batch.dump(), {}, &b).ok());
   ASSERT_EQ(b.events.size(), 1u);
   ASSERT_EQ(b.rejected.size(), 8u);
   EXPECT_EQ(b.rejected[0].id, "e2");
@@ -87,11 +87,11 @@ TEST(EventBatch, ShapeErrorsFailTheWholeBody) {
   for (const char* body : {"", "[]", "not json", "{\"agent\": \"a\", \"events\": []}", "{\"node\": 3, \"agent\": \"a\", \"events\": []}",
                            "{\"node\": \"n\", \"agent\": \"a\", \"events\": {}}", "{\"node\": \"n\", \"events\": []}",
                            "{\"node\": \"a/b\", \"agent\": \"a\", \"events\": []}"}) {
-    Status s = ParseEventBatch(body, &b);
+    Status s = ParseEventBatch(body, {}, &b);
     EXPECT_TRUE(s.IsInvalidArgument()) << body;
     EXPECT_FALSE(s.message().empty());
   }
-  EXPECT_EQ(ParseEventBatch("{\"node\": 3, \"agent\": \"a\", \"events\": []}", &b).message(), "batch.node must be a string");
+  EXPECT_EQ(ParseEventBatch("{\"node\": 3, \"agent\": \"a\", \"events\": []}", {}, &b).message(), "batch.node must be a string");
 }
 
 TEST(JobStart, ValidatesAndFillsIn) {
@@ -168,7 +168,7 @@ TEST(EventBatch, TheAgentsStampIsReadAndChecked) {
   bad_job["job"] = "a job/with slashes";
   json batch = {{"node", "node-0001"}, {"agent", "a"}, {"events", {stamped, bad_time, bad_job}}};
   EventBatch b;
-  ASSERT_TRUE(ParseEventBatch(batch.dump(), &b).ok());
+  ASSERT_TRUE(ParseEventBatch(batch.dump(), {}, &b).ok());
   ASSERT_EQ(b.events.size(), 1u);
   ASSERT_EQ(b.rejected.size(), 2u);
   EXPECT_NE(b.rejected[0].reason.find("read_at"), std::string::npos) << b.rejected[0].reason;
@@ -178,8 +178,40 @@ TEST(EventBatch, TheAgentsStampIsReadAndChecked) {
   EXPECT_EQ(d.read_at, 1764497524.25);
   EXPECT_EQ(d.job, "job-20261130-0042");
   // An empty batch is an agent's report: valid, nothing to store.
-  ASSERT_TRUE(ParseEventBatch(R"({"node": "node-0001", "agent": "a", "events": []})", &b).ok());
+  ASSERT_TRUE(ParseEventBatch(R"({"node": "node-0001", "agent": "a", "events": []})", {}, &b).ok());
   EXPECT_TRUE(b.events.empty());
+}
+
+}  // namespace
+}  // namespace aegis::controller
+
+namespace aegis::controller {
+namespace {
+
+TEST(EventBatch, APolicyKeepsANodeToItselfAndTheCatalogueToItsClasses) {
+  static const Catalog catalog = Catalog::Load({});
+  EventPolicy policy{"node-0001", &catalog};
+  json claimed = XidLogEvent("e1");
+  claimed["class"] = "hint";
+  json spoof = XidLogEvent("e2");
+  spoof["node"] = "node-0002";
+  json batch = {{"node", "node-0001"}, {"agent", "a"}, {"events", {claimed, spoof}}};
+  EventBatch b;
+  ASSERT_TRUE(ParseEventBatch(batch.dump(), policy, &b).ok());
+  ASSERT_EQ(b.events.size(), 1u);
+  ASSERT_EQ(b.rejected.size(), 1u);
+  EXPECT_EQ(b.rejected[0].id, "e2");
+  EXPECT_EQ(b.foreign, 1u);
+  EXPECT_EQ(b.corrected, 1u);
+  json stored = json::parse(b.events[0].body);
+  EXPECT_EQ(stored["class"], "critical");
+  EXPECT_EQ(stored["agent_class"], "hint");  // what the agent said is kept beside it
+  batch["node"] = "node-0002";
+  EXPECT_EQ(ParseEventBatch(batch.dump(), policy, &b).code(), Status::Code::kPermissionDenied);
+  // Without a node the same batch is taken from anyone (a shared token, no tokens at all).
+  batch["node"] = "node-0001";
+  ASSERT_TRUE(ParseEventBatch(batch.dump(), {"", &catalog}, &b).ok());
+  EXPECT_EQ(b.events.size(), 2u);
 }
 
 }  // namespace

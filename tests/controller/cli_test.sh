@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The live system's commands as users run them: aegis controller (a real process on a free
 # loopback port, plain HTTP and HTTPS), aegis jobs start|end, aegis status [--json],
-# aegis incidents export [--redact], aegis diagnose on the export, aegis hosts return|set.
+# aegis incidents export [--redact], aegis diagnose on the export, aegis hosts return|set,
+# aegis tokens create|list|revoke with a reload by SIGHUP.
 # Exit codes: 0 on success, 2 with one line on stderr on bad usage or an unreachable
 # controller.
 set -uo pipefail
@@ -33,13 +34,15 @@ start_controller() {  # start_controller LOG ARGS...: sets $url
 
 "$AEGIS_GEN" --scenario xid79 --seed 4 --hosts 4 --out "$dir/gen" >/dev/null || fail "aegis-gen"
 echo "cli-test-token-0123456789" >"$dir/token"
+chmod 600 "$dir/token"  # a token file others may read is refused
 start_controller "$dir/ctl.log" --db "sqlite:$dir/aegis.db" --topology "$dir/gen/topology.json" --settle 0 \
   --max-isolate-share 1 --token-file "$dir/token"
 c=(--controller "$url" --token-file "$dir/token")
 
 # A job that started ten minutes ago, and the Xid 79 an agent reports from node-0002's kernel log.
 now=$(date +%s)
-jq --arg s "$(date -u -d @$((now - 600)) +%FT%TZ)" '.state = "running" | .started_at = $s | del(.ended_at)' \
+jq --arg s "$(date -u -d @$((now - 600)) +%FT%TZ)" \
+  '.state = "running" | .started_at = $s | del(.ended_at) | .user = "alice" | .name = "alice-llm-finetune"' \
   "$dir/gen/job.json" >"$dir/job.json"
 job=$(jq -r .id "$dir/job.json")
 pci=$(jq -r '.nodes[] | select(.host == "node-0002") | .gpus[3].pci' "$dir/gen/topology.json" | cut -d. -f1)
@@ -97,9 +100,24 @@ expect_exit 0 "$AEGIS" diagnose "$dir/export" --json
 [ "$(jq -r '"\(.action) \(.isolate[0].host) \(.isolate[0].device) \(.evidence[0].line)"' "$dir/out")" = \
   "isolate node-0002 gpu3 7" ] || fail "diagnose of the export: $(cat "$dir/out")"
 expect_exit 0 "$AEGIS" incidents export "${c[@]}" "$inc" --out "$dir/redacted" --redact
+# Redacted: the same verdict, its host by pseudonym, and nothing of the originals in any
+# file or path: host and switch names, addresses, the job's id, user and name.
 expect_exit 0 "$AEGIS" diagnose "$dir/redacted" --json
-[ "$(jq -r .action "$dir/out")" = isolate ] || fail "diagnose of the redacted export"
-grep -q "name=<unknown>" "$dir/redacted/nodes/node-0002/kernel.log" && fail "redaction kept text outside the match"
+isolated=$(jq -r .isolate[0].host "$dir/out")
+[ "$(jq -r '"\(.action) \(.isolate[0].device) \(.evidence[0].line)"' "$dir/out")" = "isolate gpu3 7" ] &&
+  [[ "$isolated" =~ ^host-[0-9]+$ ]] && [ -d "$dir/redacted/nodes/$isolated" ] ||
+  fail "diagnose of the redacted export: $(cat "$dir/out")"
+jq -e --arg h "$isolated" '[.nodes[].host] | index($h)' "$dir/redacted/topology.json" >/dev/null ||
+  fail "the redacted topology has no $isolated"
+grep -rq "name=<unknown>" "$dir/redacted" && fail "redaction kept text outside the match"
+originals=$(jq -r '.nodes[] | .host, .mgmt_ip, (.nics[] | .ip, .switch), (.gpus[] | .uuid)' "$dir/gen/topology.json"
+            jq -r '.id, .user, .name' "$dir/job.json")
+[ "$(wc -l <<<"$originals")" -gt 8 ] || fail "no identifiers to look for"
+grep -rqwF node-0002 "$dir/export" || fail "the search finds nothing even where it must"
+while read -r id; do
+  grep -rqwF -- "$id" "$dir/redacted" && fail "the redacted export holds $id: $(grep -rlwF -- "$id" "$dir/redacted")"
+  find "$dir/redacted" -name "*$id*" | grep -q . && fail "a redacted file's path holds $id"
+done <<<"$originals"
 
 # A person returns the host, or sets a state.
 expect_exit 0 "$AEGIS" hosts return "${c[@]}" --host node-0002 --reason "GPU replaced"
@@ -123,6 +141,35 @@ expect_exit 2 "$AEGIS" controller --listen 127.0.0.1:99999 --db "sqlite:$dir/x.d
 expect_exit 2 "$AEGIS" controller --listen 0.0.0.0:0 --db "sqlite:$dir/x.db"  # no tokens on an open address
 expect_exit 2 "$AEGIS" controller --listen 127.0.0.1:0 --db "mysql://nope"
 expect_exit 1 "$AEGIS" jobs end "${c[@]}" --job "$job" --state done          # it already failed: a conflict
+
+# Tokens: one per node, only their digests in the file, revoked by a reload (SIGHUP).
+expect_exit 0 "$AEGIS" tokens create --file "$dir/tokens" --scope operator --name ops --out "$dir/ops.token"
+expect_exit 0 "$AEGIS" tokens create --file "$dir/tokens" --node gpu-1
+agent_tok=$(cat "$dir/out")
+[ ${#agent_tok} = 64 ] || fail "tokens create printed \"$agent_tok\""
+[ "$(stat -c %a "$dir/tokens")" = 600 ] && [ "$(stat -c %a "$dir/ops.token")" = 600 ] || fail "token files readable by others"
+grep -q "$agent_tok" "$dir/tokens" && fail "the token file holds the token itself"
+expect_exit 0 "$AEGIS" tokens list --file "$dir/tokens"
+grep -q "agent@gpu-1 " "$dir/out" && grep -q " ops " "$dir/out" || fail "tokens list: $(cat "$dir/out")"
+expect_exit 2 "$AEGIS" tokens create --file "$dir/tokens" --node "bad/name"
+expect_exit 2 "$AEGIS" tokens revoke --file "$dir/tokens" --node gpu-9
+start_controller "$dir/tok.log" --db "sqlite:$dir/tok.db" --token-file "$dir/tokens"
+tok_pid=${pids[-1]}
+post() {  # post TOKEN NODE: the status of an empty batch from NODE
+  curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+    --data "{\"node\": \"$2\", \"agent\": \"a\", \"events\": []}" "$url/api/v1/events"
+}
+[ "$(post "$agent_tok" gpu-1)" = 200 ] || fail "gpu-1's token refused for gpu-1"
+[ "$(post "$agent_tok" gpu-2)" = 403 ] || fail "gpu-1's token accepted for gpu-2"
+expect_exit 0 "$AEGIS" tokens revoke --file "$dir/tokens" --node gpu-1
+kill -HUP "$tok_pid"
+for _ in $(seq 100); do [ "$(post "$agent_tok" gpu-1)" = 401 ] && break; sleep 0.1; done
+[ "$(post "$agent_tok" gpu-1)" = 401 ] || fail "a revoked token is still taken after SIGHUP"
+expect_exit 0 "$AEGIS" status --controller "$url" --token-file "$dir/ops.token" --json
+expect_exit 2 "$AEGIS" tokens revoke --file "$dir/tokens" --name ops  # the last one: it would revoke nothing
+chmod 644 "$dir/tokens"
+expect_exit 1 "$AEGIS" tokens list --file "$dir/tokens"
+grep -q "chmod 600" "$dir/err" || fail "a token file others may read: $(cat "$dir/err")"
 
 # HTTPS with the controller's own certificate.
 if command -v openssl >/dev/null; then

@@ -2,6 +2,9 @@
 // idempotent ingest, the jobs lifecycle, host changes by a person, the status document.
 #include <gtest/gtest.h>
 
+#include <httplib.h>
+#include <sys/stat.h>
+
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -18,12 +21,24 @@ const std::string kAgent = "agent-token-0123456789";
 const std::string kOperator = "operator-token-0123456";
 const std::string kRead = "read-token-0123456789a";
 
+// A token file as the controller wants it: readable by its owner only.
+std::string PrivateFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  chmod(path.c_str(), 0600);
+  return path;
+}
+
 ControllerOptions WithTokens(const std::string& dir) {
   ControllerOptions o = TestController::Defaults();
-  o.token_file = dir + "/tokens";
-  std::ofstream(o.token_file) << "agent " << kAgent << " agents\noperator " << kOperator << " alice\nread " << kRead
-                              << " dashboards\n";
+  o.token_file = PrivateFile(dir + "/tokens", "agent@node-1 " + kAgent + "\noperator " + kOperator + " alice\nread " +
+                                                  kRead + " dashboards\n");
   return o;
+}
+
+double Metric(const TestController& c, const std::string& name) {
+  const std::string body = c.Get("/metrics").body;
+  const size_t at = body.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(body.substr(at + name.size() + 2));
 }
 
 json Heartbeat(const std::string& node, const std::string& id) {
@@ -66,6 +81,105 @@ TEST(HttpApi, ScopesOfEveryCaller) {
   ASSERT_EQ(host["history"].size(), 1u);
   EXPECT_EQ(host["history"][0]["actor"], "alice");
   EXPECT_EQ(host["history"][0]["by"], "person");
+}
+
+TEST(HttpApi, AnAgentSpeaksForItsOwnNodeOnly) {
+  store::test::ScratchDir dir;
+  TestController c(WithTokens(dir.path()));
+  // A batch from another node: refused whole.
+  HttpReply other = c.Post("/api/v1/events", Heartbeat("node-2", "h1").dump(), kAgent);
+  EXPECT_EQ(other.status, 403) << other.body;
+  EXPECT_NE(other.body.find("node-1"), std::string::npos) << other.body;
+  // Its own batch carrying lines about another node, or a switch's, or another file:
+  // those events are refused one by one, the rest is taken.
+  auto log = [](const std::string& id, const std::string& node, const std::string& source, const std::string& file) {
+    return json{{"id", id},      {"type", "log"},       {"node", node},       {"source", source},
+                {"file", file},  {"line", 3},           {"ts", 1764497523.0}, {"rule", "xid-79"},
+                {"class", "critical"}, {"component", "gpu"}, {"xid", 79},
+                {"text", "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus."}};
+  };
+  json batch = {{"node", "node-1"},
+                {"agent", "a-node-1"},
+                {"events",
+                 {log("own", "node-1", "kernel", "nodes/node-1/kernel.log"),
+                  log("spoof", "node-2", "kernel", "nodes/node-2/kernel.log"),
+                  log("file", "node-1", "kernel", "nodes/node-2/kernel.log"),
+                  log("switch", "node-1", "switch", "switches/sw-1.log"),
+                  {{"id", "probe"}, {"type", "probe"}, {"src", "node-2"}, {"dst", "node-1"}, {"size", 4096}, {"sent", 10}, {"lost", 10}}}}};
+  HttpReply r = c.Post("/api/v1/events", batch.dump(), kAgent);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = r.Json();
+  EXPECT_EQ(j["accepted"], 1) << r.body;
+  ASSERT_EQ(j["rejected"].size(), 4u) << r.body;
+  std::set<std::string> refused;
+  for (const auto& x : j["rejected"]) refused.insert(x["id"].get<std::string>());
+  EXPECT_EQ(refused, (std::set<std::string>{"spoof", "file", "switch", "probe"}));
+  EXPECT_EQ(Metric(c, "aegis_events_foreign_total"), 4);
+  EXPECT_EQ(Metric(c, "aegis_event_batches_foreign_total"), 1);
+}
+
+TEST(HttpApi, TheCatalogueDecidesAnEventsClass) {
+  TestController c;
+  json own = {{"id", "e1"},   {"type", "log"}, {"node", "node-1"}, {"source", "kernel"},
+              {"file", "nodes/node-1/kernel.log"}, {"line", 3}, {"ts", 1764497523.0}, {"rule", "xid-79"},
+              {"class", "hint"}, {"component", "host"}, {"xid", 79},
+              {"text", "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus."}};
+  json unknown = own;
+  unknown["id"] = "e2";
+  unknown["rule"] = "my-own-rule";
+  json batch = {{"node", "node-1"}, {"agent", "a"}, {"events", {own, unknown}}};
+  HttpReply r = c.Post("/api/v1/events", batch.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  ASSERT_EQ(r.Json()["rejected"].size(), 1u) << r.body;
+  EXPECT_EQ(r.Json()["rejected"][0]["id"], "e2");
+  EXPECT_NE(r.body.find("my-own-rule"), std::string::npos) << r.body;
+  EXPECT_EQ(Metric(c, "aegis_events_reclassified_total"), 1);
+  EXPECT_EQ(Metric(c, "aegis_events_unknown_rule_total"), 1);
+}
+
+TEST(HttpApi, TokenFilesThatWouldLetOthersInAreRefusedAtStart) {
+  store::test::ScratchDir dir;
+  ControllerOptions o = TestController::Defaults();
+  o.db = "sqlite:" + dir.path() + "/aegis.db";
+  o.token_file = PrivateFile(dir.path() + "/tokens", "agent " + kAgent + " collectors\n");
+  std::unique_ptr<Controller> ctl;
+  Status s = Controller::Open(o, &ctl);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("--allow-shared-agent-token"), std::string::npos) << s.message();
+  o.allow_shared_agent_token = true;
+  EXPECT_TRUE(Controller::Open(o, &ctl).ok());
+  ctl.reset();
+  chmod(o.token_file.c_str(), 0644);
+  s = Controller::Open(o, &ctl);
+  EXPECT_TRUE(s.IsPermissionDenied()) << s.ToString();
+}
+
+TEST(HttpApi, ARevokedTokenIsRefusedAfterReload) {
+  store::test::ScratchDir dir;
+  ControllerOptions o = WithTokens(dir.path());
+  TestController c(o);
+  EXPECT_EQ(c.Post("/api/v1/events", Heartbeat("node-1", "h1").dump(), kAgent).status, 200);
+  PrivateFile(o.token_file, "operator " + kOperator + " alice\n");
+  ASSERT_TRUE(c.controller().ReloadTokens().ok());
+  EXPECT_EQ(c.Post("/api/v1/events", Heartbeat("node-1", "h2").dump(), kAgent).status, 401);
+  EXPECT_EQ(c.Get("/api/v1/status", kOperator).status, 200);
+  // A file the controller refuses leaves the tokens it has.
+  PrivateFile(o.token_file, "# nothing\n");
+  EXPECT_FALSE(c.controller().ReloadTokens().ok());
+  EXPECT_EQ(c.Get("/api/v1/status", kOperator).status, 200);
+}
+
+TEST(HttpApi, FormBodiesAre415) {
+  TestController c;
+  httplib::Client client("127.0.0.1", c.port());
+  auto r = client.Post("/api/v1/jobs", "id=job-1&state=running", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 415);
+  httplib::MultipartFormDataItems items = {{"id", "job-1", "", ""}};
+  auto m = client.Post("/api/v1/jobs", items);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->status, 415);
+  EXPECT_EQ(c.Get("/healthz").status, 200);
 }
 
 TEST(HttpApi, ASecondServerOnTheSamePortFailsToStart) {

@@ -58,7 +58,7 @@ class Live {
   }
   IngestResult Post(const json& body) {
     EventBatch batch;
-    EXPECT_TRUE(ParseEventBatch(body.dump(), &batch).ok()) << body.dump();
+    EXPECT_TRUE(ParseEventBatch(body.dump(), {}, &batch).ok()) << body.dump();
     IngestResult r;
     EXPECT_TRUE(c_->Ingest(batch, &r).ok());
     EXPECT_TRUE(r.rejected.empty()) << (r.rejected.empty() ? "" : r.rejected[0].reason);
@@ -107,7 +107,7 @@ class Live {
     r.reason = "by hand";
     store::HostRecord out;
     bool changed = false;
-    ASSERT_TRUE(c_->SetHostState(host, r, Caller{kScopeOperator, "alice"}, &out, &changed).ok());
+    ASSERT_TRUE(c_->SetHostState(host, r, Caller{kScopeOperator, "alice", ""}, &out, &changed).ok());
     ASSERT_TRUE(changed);
   }
   void Return(const std::string& host) { SetState(host, store::HostState::kInService); }

@@ -48,13 +48,16 @@ sys.exit(0 if ($1) else 1)" && return 0
   >"$tmp/gen.log" 2>&1 &
 gen=$!
 for _ in $(seq 1 100); do [ -f "$cl/job.json" ] && [ -f "$cl/topology.json" ] && break; sleep 0.1; done
+for n in $(python3 -c "import json; print(' '.join(n['host'] for n in json.load(open('$cl/topology.json'))['nodes']))"); do
+  agent_token "$n" >/dev/null
+done
 start_controller || exit 1
 nodes=$(python3 -c "import json; print(' '.join(json.load(open('$cl/job.json'))['hosts']))")
 for n in $nodes; do
   "$AEGIS" agent --controller "$url" --node "$n" --kernel-log "$cl/nodes/$n/kernel.log" \
     --train-log "$cl/nodes/$n/train.log*" --ccl-socket none --ccl-dir "$cl/nodes/$n/ccl" \
     --facts "$cl/nodes/$n/facts.json" --state-dir "$tmp/agents/$n" --metrics-listen none \
-    --token-file "$tmp/agent.token" >>"$tmp/agent-$n.log" 2>&1 &
+    --token-file "$(agent_token "$n")" >>"$tmp/agent-$n.log" 2>&1 &
   pids+=($!)
 done
 "$AEGIS" jobs start --controller "$url" --token-file "$tmp/oper.token" --job "$cl/job.json"

@@ -76,6 +76,9 @@ end_job() {
 mkdir -p "$cl"
 # --- the first job: the user's fault ---
 stream_job user_exception 5 10
+for n in $(python3 -c "import json; print(' '.join(n['host'] for n in json.load(open('$cl/topology.json'))['nodes']))"); do
+  agent_token "$n" >/dev/null
+done
 "$AEGIS" controller --listen "127.0.0.1:$port" --db "sqlite:$tmp/aegis.db" --topology "$cl/topology.json" \
   --token-file "$tmp/tokens" >>"$tmp/controller.log" 2>&1 &
 ctl=$!
@@ -86,7 +89,7 @@ for n in $nodes; do
   "$AEGIS" agent --controller "$url" --node "$n" --kernel-log "$cl/nodes/$n/kernel.log" \
     --train-log "$cl/nodes/$n/train.log*" --ccl-socket none --ccl-dir "$cl/nodes/$n/ccl" \
     --facts "$cl/nodes/$n/facts.json" --state-dir "$tmp/agents/$n" --metrics-listen none \
-    --token-file "$tmp/agent.token" >>"$tmp/agent-$n.log" 2>&1 &
+    --token-file "$(agent_token "$n")" >>"$tmp/agent-$n.log" 2>&1 &
   pids+=($!)
 done
 wait "$gen"
