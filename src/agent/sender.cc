@@ -12,6 +12,7 @@
 #include "agent/fs_util.h"
 #include "agent/log.h"
 #include "bundle/bundle_reader.h"
+#include "common/http_error.h"
 #include "common/text.h"
 #include "wire/heartbeat_event.h"
 
@@ -230,7 +231,7 @@ double Sender::RunOnce() {
   auto res = client_->Post(path_, headers, body, "application/json");
   if (!res) {
     counters_->Add(counters_->send_errors[static_cast<int>(SendError::kConnect)]);
-    Limiter(0).Log("controller " + options_.controller + " not reachable (" + httplib::to_string(res.error()) +
+    Limiter(0).Log("controller " + options_.controller + " not reachable (" + DescribeHttpError(res.error()) +
                    "); " + std::to_string(queue_->stats().records) + " events wait in the queue");
     return Backoff();
   }

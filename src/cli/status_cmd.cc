@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
 #include "engine/verdict.h"
 #include "store/records.h"
 
@@ -12,9 +13,12 @@ namespace aegis {
 
 namespace {
 
+// Every string the controller sent goes to a terminal through here: a control character
+// in a person's reason or a host name (a newline that would forge a line of this table,
+// an escape sequence) is shown as U+FFFD.
 std::string Text(const nlohmann::json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "-";
-  return j[key].get<std::string>();
+  return SanitizeForOutput(j[key].get_ref<const std::string&>());
 }
 
 const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
@@ -44,10 +48,10 @@ std::string ForPerson(const nlohmann::json& doc) {
     Status read = stored.is_object() ? VerdictFromJson(stored.dump(), &v) : Status::NotFound("not decided");
     if (read.ok())
       out += fmt::format("  {:<8} job {}  decided {}: {} ({}, {}) {}\n", Text(inc, "id"), Text(inc, "job"),
-                         Text(inc, "decided_at"), ToString(v.action), ToString(v.cause), ToString(v.stage), v.summary);
+                         Text(inc, "decided_at"), ToString(v.action), ToString(v.cause), ToString(v.stage), SanitizeForOutput(v.summary));
     else if (stored.is_object())
       out += fmt::format("  {:<8} job {}  decided {}: a verdict this version cannot read ({})\n", Text(inc, "id"),
-                         Text(inc, "job"), Text(inc, "decided_at"), read.message());
+                         Text(inc, "job"), Text(inc, "decided_at"), SanitizeForOutput(read.message()));
     else
       out += fmt::format("  {:<8} job {}  opened {}: not decided yet\n", Text(inc, "id"), Text(inc, "job"),
                          Text(inc, "opened_at"));

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/http_error.h"
 #include "controller/tokens.h"
 
 namespace aegis::controller {
@@ -58,7 +59,7 @@ Status ApiClient::Call(const std::string& method, const std::string& path, const
   httplib::Result r = method == "GET"    ? client_->Get(full.c_str())
                       : method == "POST" ? client_->Post(full.c_str(), body, "application/json")
                                          : client_->Put(full.c_str(), body, "application/json");
-  if (!r) return Status::Unavailable("cannot reach the controller at " + url_ + ": " + httplib::to_string(r.error()));
+  if (!r) return Status::Unavailable("cannot reach the controller at " + url_ + ": " + DescribeHttpError(r.error()));
   reply->status = r->status;
   reply->body = r->body;
   return Status::Ok();

@@ -308,7 +308,13 @@ Status WriteBundle(const json& document, const std::string& dir) {
     if (!it->is_string()) return Status::InvalidArgument("the bundle's file " + it.key() + " is not text");
   }
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  // A mistyped path is not made silently, and one incident is not written over another's
+  // files: the directory is new, or empty, under a parent that exists.
+  const fs::path parent = fs::absolute(fs::path(dir), ec).parent_path();
+  if (!fs::is_directory(parent, ec)) return Status::NotFound(dir + ": " + parent.string() + " is not a directory");
+  if (fs::exists(dir, ec) && (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec)))
+    return Status::AlreadyExists(dir + ": exists and is not an empty directory");
+  fs::create_directory(dir, ec);
   if (ec) return Status::IOError(dir + ": " + ec.message());
   for (auto it = files.begin(); it != files.end(); ++it) {
     const fs::path path = fs::path(dir) / it.key();

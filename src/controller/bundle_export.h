@@ -52,8 +52,10 @@ struct ExportOptions {
 Status ExportBundle(store::Store& store, const Rules& rules, const std::string& incident, const ExportOptions& options,
                     nlohmann::ordered_json* out);
 
-// Writes the document's files under `dir` (created). Every path must be a plain relative
-// path (no "..", not absolute): InvalidArgument otherwise, before anything is written.
+// Writes the document's files under `dir`, a new or empty directory whose parent exists
+// (NotFound when the parent is missing, AlreadyExists when `dir` holds anything). Every
+// path must be a plain relative path (no "..", not absolute): InvalidArgument otherwise,
+// before anything is written.
 Status WriteBundle(const nlohmann::json& document, const std::string& dir);
 
 }  // namespace aegis::controller

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/http_error.h"
 #include "metrics/prom_reader.h"
 
 namespace aegis {
@@ -36,10 +37,10 @@ std::vector<Series> FetchFromPrometheus(const std::string& base_url, const std::
     auto res = client.Get(path);
     if (!res) {
       if (res.error() == httplib::Error::Connection) {  // the server is not there: stop asking
-        report(Status::Unavailable("cannot reach " + base_url + " (" + httplib::to_string(res.error()) + ")"));
+        report(Status::Unavailable("cannot reach " + base_url + " (" + DescribeHttpError(res.error()) + ")"));
         break;
       }
-      report(Status::Unavailable(metric + ": " + httplib::to_string(res.error())));
+      report(Status::Unavailable(metric + ": " + DescribeHttpError(res.error())));
       continue;
     }
     if (res->status != 200) {

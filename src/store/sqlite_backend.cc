@@ -1,6 +1,8 @@
 #include "store/sqlite_backend.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <filesystem>
@@ -27,6 +29,14 @@ class SqliteConnection final : public SqlConnection {
 
   static Status Open(const std::string& path, const StoreOptions& options, std::unique_ptr<SqliteConnection>* out) {
     std::unique_ptr<SqliteConnection> c(new SqliteConnection());
+    // The database holds what the nodes logged (a tenant's paths, user names, addresses):
+    // a new file is its owner's only (SQLite would make it 0644 under the usual umask), and
+    // SQLite gives the -wal and -shm files the database file's mode. An existing file keeps
+    // the mode its operator gave it.
+    if (options.sqlite_vfs.empty()) {
+      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd >= 0) ::close(fd);
+    }
     const int rc = sqlite3_open_v2(path.c_str(), &c->db_,
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                                    options.sqlite_vfs.empty() ? nullptr : options.sqlite_vfs.c_str());

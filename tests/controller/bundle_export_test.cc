@@ -178,5 +178,17 @@ TEST(ExportFiles, UnsafePathsAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/b"));
 }
 
+TEST(ExportFiles, ANewOrEmptyDirectoryUnderOneThatExists) {
+  store::test::ScratchDir dir;
+  const json doc = {{"files", {{"job.json", "{}"}, {"nodes/n1/kernel.log", "x\n"}}}};
+  EXPECT_TRUE(WriteBundle(doc, dir.path() + "/missing/b").IsNotFound());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/missing"));
+  ASSERT_TRUE(WriteBundle(doc, dir.path() + "/b").ok());
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/b/nodes/n1/kernel.log"));
+  EXPECT_EQ(WriteBundle(doc, dir.path() + "/b").code(), Status::Code::kAlreadyExists);
+  std::filesystem::create_directory(dir.path() + "/empty");
+  EXPECT_TRUE(WriteBundle(doc, dir.path() + "/empty").ok());
+}
+
 }  // namespace
 }  // namespace aegis::controller::test

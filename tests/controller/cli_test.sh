@@ -125,16 +125,26 @@ expect_exit 0 "$AEGIS" hosts return "${c[@]}" --host node-0002 --reason "GPU rep
 expect_exit 0 "$AEGIS" hosts set "${c[@]}" --host node-0003 --state held --reason "firmware update"
 [ "$(jq -r .state "$dir/out")" = held ] || fail "hosts set: $(cat "$dir/out")"
 expect_exit 2 "$AEGIS" hosts set "${c[@]}" --host node-0003 --state exploded
+# A reason is free text, but it cannot forge a line of `aegis status` or drive the terminal.
+expect_exit 0 "$AEGIS" hosts set "${c[@]}" --host node-0003 --state repair --reason $'update\n  node-0001  in_service  \e[2Jforged'
+expect_exit 0 "$AEGIS" status "${c[@]}"
+grep -q "^  node-0001  in_service" "$dir/out" && fail "a reason forged a status line: $(cat "$dir/out")"
+grep -q $'\e' "$dir/out" && fail "an escape sequence reached the terminal"
+grep -q "forged" "$dir/out" || fail "the reason is not shown: $(cat "$dir/out")"
 expect_exit 2 "$AEGIS" hosts return "${c[@]}" --host no-such-host
 
 # Bad usage and unreachable controllers: 2 and one line.
 expect_exit 2 "$AEGIS" status
 expect_exit 2 "$AEGIS" status --controller http://127.0.0.1:1 --json
+grep -q "connection refused" "$dir/err" || fail "a refused connection in words: $(cat "$dir/err")"
 expect_exit 2 "$AEGIS" status --controller "not a url"
 expect_exit 2 "$AEGIS" jobs end "${c[@]}" --job "$job" --state exploded
 expect_exit 2 "$AEGIS" jobs end "${c[@]}" --job no-such-job --state failed
 expect_exit 2 "$AEGIS" jobs start "${c[@]}" --job "$dir/missing.json"
 expect_exit 2 "$AEGIS" incidents export "${c[@]}" inc-999 --out "$dir/none"
+expect_exit 2 "$AEGIS" incidents export "${c[@]}" "$inc" --out "$dir/no/such/dir"   # a mistyped path is not made
+[ -e "$dir/no" ] && fail "export made a missing parent"
+expect_exit 2 "$AEGIS" incidents export "${c[@]}" "$inc" --out "$dir/export"        # nor written over another
 expect_exit 2 "$AEGIS" status --controller "$url" --json                   # no token
 AEGIS_TOKEN=$(cat "$dir/token") expect_exit 0 "$AEGIS" status --controller "$url" --json
 expect_exit 2 "$AEGIS" controller --listen 127.0.0.1:99999 --db "sqlite:$dir/x.db"
@@ -179,6 +189,9 @@ if command -v openssl >/dev/null; then
   case "$url" in https://*) ;; *) fail "TLS controller serves $url" ;; esac
   expect_exit 0 "$AEGIS" status --controller "$url" --ca-file "$dir/cert.pem" --json
   expect_exit 2 "$AEGIS" status --controller "$url" --json   # an unknown CA
+  grep -q "certificate is not trusted" "$dir/err" || fail "an unknown CA in words: $(cat "$dir/err")"
+  expect_exit 2 "$AEGIS" status --controller "http://${url#https://}" --json   # TLS expected
+  grep -q "https://" "$dir/err" || fail "plain HTTP to a TLS server in words: $(cat "$dir/err")"
 fi
 
 # SIGTERM stops it cleanly.

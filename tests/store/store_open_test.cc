@@ -1,5 +1,7 @@
 // Opening a store: URLs, files that are not databases, unreachable servers, the schema
 // kept across reopening and refused when newer than this build.
+#include <sys/stat.h>
+
 #include <fstream>
 #include <thread>
 
@@ -29,6 +31,18 @@ TEST(StoreOpenTest, SqliteAcceptsBothPathForms) {
   ASSERT_TRUE(Store::Open("sqlite://" + dir.path() + "/two.db", &store).ok());
   std::ifstream two(dir.path() + "/two.db");
   EXPECT_TRUE(two.good());
+}
+
+TEST(StoreOpenTest, ANewSqliteFileIsItsOwnersOnly) {
+  ScratchDir dir;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open("sqlite:" + dir.path() + "/aegis.db", &store).ok());
+  ASSERT_TRUE(store->PutTopology("{\"nodes\": []}", 1.0).ok());  // a write: the -wal file exists
+  for (const char* f : {"/aegis.db", "/aegis.db-wal"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((dir.path() + f).c_str(), &st), 0) << f;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << f;
+  }
 }
 
 TEST(StoreOpenTest, AFileThatIsNotADatabaseIsCorruption) {
