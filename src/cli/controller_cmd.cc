@@ -69,6 +69,10 @@ void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
   cmd->add_option("--slow-check", o.slow_check_s, "seconds between straggler checks of running jobs (0: off)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option_function<double>(
+         "--event-retention-days", [&o](double days) { o.event_retention_s = days * 86400; },
+         "delete events received this many days ago (default 30; 0: keep them), never those of a job still followed")
+      ->check(CLI::Range(0.0, 36500.0));
   cmd->add_option("--prometheus", o.prometheus, "also read slow-job metrics from this Prometheus (http://host:port)");
   cmd->add_option("--name", o.name, "this instance's name in decisions (default host:pid)");
   cmd->add_option("--max-ingest-in-flight", o.max_ingest_in_flight, "event posts served at once; more are answered 503")

@@ -23,6 +23,8 @@ constexpr double kLockCheckS = 1.0;
 constexpr double kReconcileS = 1.0;
 constexpr double kTopologyS = 5.0;
 constexpr double kReturnsS = 5.0;             // host returns written by other instances
+constexpr double kPruneS = 3600.0;            // retention runs this often
+constexpr double kHeartbeatKeepS = 86400.0;   // heartbeats are kept this long
 constexpr size_t kHistoryLimit = 100000;
 constexpr double kAliveS = 3.0;               // an agent that posted this recently is not silent
 constexpr double kBusyWaitSettles = 6.0;      // a busy agent is waited for up to this many --settle
@@ -141,8 +143,34 @@ void DecisionLoop::RunPass() {
     next_slow_ = now + options_.slow_check_s;
     CheckSlow(now);
   }
+  if (now >= next_prune_) {
+    next_prune_ = now + kPruneS;
+    PruneEvents(now);
+  }
   health_->live_jobs = static_cast<int64_t>(live_.size());
   health_->pending_incidents = static_cast<int64_t>(pending_.size());
+}
+
+// Retention, by the leader alone (one DELETE per type group an hour). Jobs still followed
+// (live_: running, or ended with an incident undecided) hold back the cut to their start
+// less lookback_s, so that a rebuild after a takeover reads what the first leader read.
+void DecisionLoop::PruneEvents(double now) {
+  if (options_.event_retention_s <= 0) return;
+  double before = now - options_.event_retention_s;
+  for (const auto& [id, job] : live_)
+    if (std::isfinite(job->job().started_at)) before = std::min(before, job->job().started_at - options_.lookback_s);
+  static constexpr wire::EventType kEvidence[] = {wire::EventType::kLog, wire::EventType::kCcl, wire::EventType::kMetric,
+                                                  wire::EventType::kProbe};
+  static constexpr wire::EventType kHeartbeats[] = {wire::EventType::kHeartbeat};
+  size_t evidence = 0, heartbeats = 0;
+  if (Status s = store_->PruneEvents(before, kEvidence, &evidence); !s.ok()) return StoreError("pruning events", s);
+  // A heartbeat matters for minutes (whether an agent is alive); a day is kept to look back at.
+  if (Status s = store_->PruneEvents(now - kHeartbeatKeepS, kHeartbeats, &heartbeats); !s.ok())
+    return StoreError("pruning heartbeats", s);
+  health_->events_pruned += evidence + heartbeats;
+  if (evidence + heartbeats > 0)
+    Log(fmt::format("retention: deleted {} event(s) received before {:.0f} and {} heartbeat(s)", evidence, before,
+                    heartbeats));
 }
 
 void DecisionLoop::StoreError(const char* what, const Status& s) {

@@ -105,6 +105,7 @@ class DecisionLoop {
   void CheckCritical(double now);
   void CheckHangs(double now);
   void CheckSlow(double now);
+  void PruneEvents(double now);
   void FetchPrometheus(LiveJob* job, double end, Reporter* reporter);
   Status OpenOwnIncident(const std::string& job, store::Trigger trigger, double now);
   void StoreError(const char* what, const Status& s);
@@ -127,7 +128,8 @@ class DecisionLoop {
 
   // --- the loop thread's own state ---
   std::unique_ptr<store::LeaderLock> lock_;
-  double next_lead_try_ = 0, next_lock_check_ = 0, next_reconcile_ = 0, next_topology_ = 0, next_slow_ = 0, next_returns_ = 0;
+  double next_lead_try_ = 0, next_lock_check_ = 0, next_reconcile_ = 0, next_topology_ = 0, next_slow_ = 0, next_returns_ = 0,
+         next_prune_ = 0;
   Topology topology_;
   double topology_at_ = NAN;
   std::set<std::string> known_hosts_;

@@ -47,6 +47,11 @@ struct ControllerOptions {
   double settle_s = 10;            // after a job ended, wait at most this long for its agents
   double slow_check_s = 60;        // how often running jobs are checked for a straggler; 0: never
   double lookback_s = 3600;        // metrics, switch logs and probes this long before a job started are in its picture
+  // Events received this long ago are deleted (0: kept forever), but never what a job the
+  // controller still follows (running, or its incident undecided) may read: nothing
+  // received after its start less lookback_s. Heartbeats go after a day; facts are kept
+  // (a host's newest facts may be older than any retention).
+  double event_retention_s = 30 * 86400.0;
   double report_s = 1;             // how often agents of a running job's hosts post (the answer's scope)
   ScopeOptions scope;              // which of its hosts' events are a job's (job_scope.h)
   std::string prometheus;          // slow-job metrics from this Prometheus as well

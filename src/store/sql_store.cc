@@ -283,13 +283,17 @@ Status SqlStore::EventsInRange(const EventRange& range, std::vector<Event>* out)
   });
 }
 
-Status SqlStore::PruneEvents(double received_before, size_t* deleted) {
+Status SqlStore::PruneEvents(double received_before, std::span<const wire::EventType> types, size_t* deleted) {
   *deleted = 0;
   if (Status st = CheckTime("prune before", received_before); !st.ok()) return st;
+  std::string sql = "DELETE FROM events WHERE received_at < $1";
+  std::vector<SqlParam> params = {SqlParam::Real(received_before)};
+  if (!types.empty()) {
+    sql += " AND type IN (" + Placeholders(params.size() + 1, types.size()) + ")";
+    for (wire::EventType t : types) params.push_back(SqlParam::Text(wire::ToString(t)));
+  }
   int64_t changed = 0;
-  Status st = Transact(true, [&](SqlConnection& c) -> Status {
-    return c.Exec("DELETE FROM events WHERE received_at < $1", {SqlParam::Real(received_before)}, nullptr, &changed);
-  });
+  Status st = Transact(true, [&](SqlConnection& c) -> Status { return c.Exec(sql, params, nullptr, &changed); });
   if (st.ok()) *deleted = static_cast<size_t>(changed);
   return st;
 }

@@ -30,7 +30,7 @@ class SqlStore final : public Store {
   Status AppendEvents(std::span<const Event> batch, AppendResult* result) override;
   Status EventsAfter(int64_t after_seq, size_t limit, std::vector<Event>* out) override;
   Status EventsInRange(const EventRange& range, std::vector<Event>* out) override;
-  Status PruneEvents(double received_before, size_t* deleted) override;
+  Status PruneEvents(double received_before, std::span<const wire::EventType> types, size_t* deleted) override;
 
   Status PutJob(const JobRecord& job, bool* applied) override;
   Status GetJob(std::string_view id, JobRecord* out) override;

@@ -95,8 +95,9 @@ class Store {
   virtual Status EventsInRange(const EventRange& range, std::vector<Event>* out) = 0;
   // Both read only the event types this build knows (wire::kEventTypes): rows of another
   // type (a newer release's, in a shared database) are passed over, not an error.
-  // Deletes events received before `received_before`: retention.
-  virtual Status PruneEvents(double received_before, size_t* deleted) = 0;
+  // Deletes events of these types (empty: every type) received before `received_before`:
+  // retention. Sequence numbers are never reused, so a tail's cursor stays valid.
+  virtual Status PruneEvents(double received_before, std::span<const wire::EventType> types, size_t* deleted) = 0;
 
   // --- jobs ---
   // Inserts or replaces a job; *applied is false when the stored one is newer (updated_at).

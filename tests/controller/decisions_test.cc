@@ -414,3 +414,60 @@ TEST(Decisions, ALowConfidenceIsolationIsHeldForAPerson) {
 
 }  // namespace
 }  // namespace aegis::controller::test
+
+namespace aegis::controller::test {
+namespace {
+
+json XidLine(const std::string& id, const std::string& node, double ts) {
+  return {{"id", id},       {"type", "log"}, {"node", node}, {"source", "kernel"}, {"file", "nodes/" + node + "/kernel.log"},
+          {"line", 1},      {"ts", ts},      {"rule", "xid-79"}, {"class", "critical"}, {"component", "gpu"},
+          {"xid", 79},      {"text", "NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus."}};
+}
+
+size_t StoredEvents(TestController& c, const std::string& node, wire::EventType type) {
+  store::EventRange range;
+  range.hosts = {node};
+  range.types = {type};
+  std::vector<store::Event> out;
+  EXPECT_TRUE(c.controller().store().EventsInRange(range, &out).ok());
+  return out.size();
+}
+
+TEST(Decisions, RetentionDeletesOldEventsButNeverAFollowedJobs) {
+  ManualClockEnv clock(WallNow());
+  ControllerOptions o = TestController::Defaults();
+  o.env = &clock;
+  o.event_retention_s = 3 * 86400.0;
+  o.lookback_s = 60;
+  TestController c(o);
+  const double t0 = clock.NowEpochSeconds();
+  auto post = [&](const std::string& node, const json& events) {
+    HttpReply r = c.Post("/api/v1/events", json{{"node", node}, {"agent", "a"}, {"events", events}}.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_TRUE(r.Json()["rejected"].empty()) << r.body;
+  };
+  // An old line and heartbeat of node-1, which no job follows...
+  post("node-1", json::array({XidLine("old", "node-1", t0), {{"id", "hb"}, {"type", "heartbeat"}, {"at", t0}}}));
+  // ...and, two days later, a job on node-2 that runs for days, with a line of its first day.
+  LetTimePass(clock, c, 2 * 86400.0);
+  const double started = clock.NowEpochSeconds();
+  ASSERT_EQ(c.Post("/api/v1/jobs", json{{"id", "long-job"}, {"hosts", {"node-2"}}, {"started_at", FormatIsoTime(started)}}.dump())
+                .status,
+            201);
+  post("node-2", json::array({XidLine("day-one", "node-2", started + 10)}));
+  // Four days on: past the retention for both lines, and past the hour between two prunes.
+  LetTimePass(clock, c, 4 * 86400.0);
+  ASSERT_TRUE(WaitFor([&] { return StoredEvents(c, "node-1", wire::EventType::kLog) == 0; }));
+  EXPECT_EQ(StoredEvents(c, "node-1", wire::EventType::kHeartbeat), 0u);
+  ASSERT_TRUE(WaitForLoopPasses(c, 1));
+  EXPECT_EQ(StoredEvents(c, "node-2", wire::EventType::kLog), 1u) << "the running job's evidence is kept";
+  EXPECT_EQ(Metric(c, "aegis_events_pruned_total"), "2");
+  // The job ends well; the next prune may take its lines too.
+  ASSERT_EQ(c.Post("/api/v1/jobs/long-job/end", EndBody("done", clock.NowEpochSeconds())).status, 200);
+  ASSERT_TRUE(WaitForLoopPasses(c, 2));
+  LetTimePass(clock, c, 3601);
+  ASSERT_TRUE(WaitFor([&] { return StoredEvents(c, "node-2", wire::EventType::kLog) == 0; }));
+}
+
+}  // namespace
+}  // namespace aegis::controller::test

@@ -346,9 +346,13 @@ TEST_P(EventsTest, PruningDeletesOldEventsAndSeqKeepsGrowing) {
   const int64_t last_seq = ReadAll(*store).back().seq;
 
   size_t deleted = 0;
-  ASSERT_TRUE(store->PruneEvents(150, &deleted).ok());
+  const wire::EventType heartbeats[] = {wire::EventType::kHeartbeat};
+  ASSERT_TRUE(store->PruneEvents(150, heartbeats, &deleted).ok());  // of one type only: none of it
+  EXPECT_EQ(deleted, 0u);
+  const wire::EventType logs[] = {wire::EventType::kHeartbeat, wire::EventType::kLog};
+  ASSERT_TRUE(store->PruneEvents(150, logs, &deleted).ok());
   EXPECT_EQ(deleted, 3u);
-  ASSERT_TRUE(store->PruneEvents(300, &deleted).ok());  // now every event is gone
+  ASSERT_TRUE(store->PruneEvents(300, {}, &deleted).ok());  // now every event is gone
   EXPECT_EQ(deleted, 2u);
   EXPECT_TRUE(ReadAll(*store).empty());
   // A reader that had reached last_seq must still see what comes next.
