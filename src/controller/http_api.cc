@@ -132,14 +132,19 @@ void HttpApi::Routes() {
   };
   const uint32_t kRead = kScopeRead | kScopeOperator;
 
+  // Healthy is: the database answers now. A controller that cannot reach it cannot store
+  // what agents send nor decide, whatever it still holds in memory: 503, with the reason,
+  // so that a load balancer sends the agents to an instance that can.
   s.Get("/healthz", [c](const httplib::Request&, httplib::Response& res) {
+    const Status store = c->store().Ping();
     ordered_json j;
-    j["status"] = "ok";
-    j["leader"] = c->leader();
+    j["status"] = store.ok() ? "ok" : "store_unreachable";
+    j["leader"] = store.ok() && c->leader();
     j["store"] = std::string(c->store().backend());
+    if (!store.ok()) j["error"] = SanitizeForOutput(store.message(), 512);
     j["name"] = c->options().name;
     j["dry_run"] = c->options().dry_run;
-    ReplyJson(res, 200, j);
+    ReplyJson(res, store.ok() ? 200 : 503, j);
   });
   s.Get("/metrics", [c](const httplib::Request&, httplib::Response& res) {
     res.set_content(c->health().Exposition(), "text/plain; version=0.0.4");

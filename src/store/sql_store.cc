@@ -366,6 +366,10 @@ Status SqlStore::PutTopology(std::string_view json, double at) {
   });
 }
 
+Status SqlStore::Ping() {
+  return Transact(false, [](SqlConnection& c) -> Status { return c.Exec("SELECT 1", {}); });
+}
+
 Status SqlStore::GetTopology(std::string* json, double* updated_at) {
   return Transact(false, [&](SqlConnection& c) -> Status {
     SqlRows rows;

@@ -26,6 +26,7 @@ class SqlStore final : public Store {
   static Status Create(std::unique_ptr<SqlBackend> backend, Env* env, std::unique_ptr<Store>* out);
 
   std::string_view backend() const override { return backend_->dialect().name; }
+  Status Ping() override;
 
   Status AppendEvents(std::span<const Event> batch, AppendResult* result) override;
   Status EventsAfter(int64_t after_seq, size_t limit, std::vector<Event>* out) override;

@@ -79,6 +79,8 @@ class Store {
 
   virtual ~Store() = default;
   virtual std::string_view backend() const = 0;  // "sqlite" or "postgresql"
+  // One trivial read: Ok when the database answers now (for a health check).
+  virtual Status Ping() = 0;
 
   // --- events ---
   // Stores the new events of a batch in ONE transaction (which may hold other callers' batches

@@ -299,6 +299,18 @@ TEST(Process, TwoControllersOnOnePostgreSQL) {
   for (const auto& entry : inc1["verdict"]["isolate"]) EXPECT_EQ(DecisionRows(*s, entry["host"], first), 1u);
   for (const auto& entry : inc2["verdict"]["isolate"]) EXPECT_LE(DecisionRows(*s, entry["host"], second), 1u);
   s.reset();
+
+  // The database goes away: /healthz says so (503, not leading) instead of "ok", and says
+  // ok again once it is back.
+  ASSERT_TRUE(pg->Admin("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS false").ok());
+  ASSERT_TRUE(pg->Admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name + "'").ok());
+  HttpReply health = Http(standby.port(), "GET", "/healthz");
+  EXPECT_EQ(health.status, 503) << health.body;
+  EXPECT_EQ(health.Json()["status"], "store_unreachable") << health.body;
+  EXPECT_EQ(health.Json()["leader"], false) << health.body;
+  ASSERT_TRUE(pg->Admin("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS true").ok());
+  EXPECT_TRUE(PollUntil([&] { return Http(standby.port(), "GET", "/healthz").status == 200; }, std::chrono::seconds(30)))
+      << Http(standby.port(), "GET", "/healthz").body;
   standby.Kill();
   (void)pg->DropDatabase(name);
 }
