@@ -5,6 +5,7 @@
 
 #include "bundle/bundle_reader.h"
 #include "common/json_check.h"
+#include "common/text.h"
 
 namespace aegis {
 
@@ -35,6 +36,15 @@ int RunJobs(const JobsArgs& a) {
   }
   if (rc != 0) return rc;
   std::fwrite(reply.body.data(), 1, reply.body.size(), stdout);
+  if (*a.start) {
+    const auto answer = nlohmann::json::parse(reply.body, nullptr, false);
+    const auto it = answer.is_object() ? answer.find("hosts_not_in_service") : answer.end();
+    if (it != answer.end() && it->is_array())
+      for (const auto& h : *it)
+        if (h.is_object() && h.value("host", "") != "")
+          std::fprintf(stderr, "aegis: warning: the job runs on %s, which is %s\n",
+                       SanitizeForOutput(h.value("host", ""), 200).c_str(), SanitizeForOutput(h.value("state", ""), 32).c_str());
+  }
   return 0;
 }
 

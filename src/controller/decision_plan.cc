@@ -94,7 +94,13 @@ Plan PlanDecision(const Verdict& v, const PlanInputs& in) {
   auto change = [&](const std::string& host, store::HostState to, std::string reason, bool drain) {
     if (host.empty() || !seen.insert(host).second) return;
     if (!in.known_hosts.empty() && !in.known_hosts.count(host)) return;
-    if (state_of(host) == to) return;  // already so (an early incident took it out): drained once
+    const store::HostState from = state_of(host);
+    if (from == to) return;  // already so (an early incident took it out): drained once
+    // A host already out of service was drained when it went out: a later verdict may move
+    // it on (isolated to repair) but drains nothing twice, and an isolation does not pull
+    // a host back from the repair or offline it is in.
+    if (IsOutOfService(from) && to == store::HostState::kIsolated) return;
+    if (IsOutOfService(from)) drain = false;
     d.hosts.push_back({host, to, std::move(reason)});
     if (drain) {
       auto actions = Drains(in.incident, in.incident, host, store::ActionOp::kDrain, in.now, in.dry_run, in.backends);

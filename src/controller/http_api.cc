@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "common/http_bind.h"
@@ -198,6 +199,19 @@ void HttpApi::Routes() {
     j["job"] = start.job.id;
     j["state"] = "running";
     j["created"] = created;
+    // The scheduler placed it on hosts Aegis took out or holds for a person: the job
+    // starts (the scheduler decides), but the caller is told, and so is the log.
+    ordered_json out = ordered_json::array();
+    for (const std::string& host : start.job.hosts) {
+      store::HostRecord h;
+      if (c->store().GetHost(host, &h).ok() && h.state != store::HostState::kInService)
+        out.push_back({{"host", host}, {"state", std::string(store::ToString(h.state))}, {"incident", h.incident}});
+    }
+    if (created && !out.empty())
+      std::fprintf(stderr, "aegis controller: job %s starts on %zu host(s) not in service, first %s (%s)\n",
+                   SanitizeForOutput(start.job.id, 200).c_str(), out.size(), out[0]["host"].get<std::string>().c_str(),
+                   out[0]["state"].get<std::string>().c_str());
+    j["hosts_not_in_service"] = std::move(out);
     ReplyJson(res, created ? 201 : 200, j);
   }));
   s.Get("/api/v1/jobs", guard(kRead, [c](const httplib::Request& req, httplib::Response& res, const Caller&) {

@@ -112,6 +112,31 @@ TEST(DecisionPlan, AHostAlreadyIsolatedIsNotDrainedAgain) {
   EXPECT_TRUE(p.decision.actions.empty());
 }
 
+TEST(DecisionPlan, AHostOutOfServiceIsMovedOnButNeverDrainedTwice) {
+  Verdict repair;
+  repair.action = Action::kRepair;
+  RepairEntry r;
+  r.host = "node-0007";
+  r.component = Component::kGpu;
+  repair.repair.push_back(r);
+  PlanInputs in = Inputs(8);
+  in.current["node-0007"] = store::HostState::kIsolated;  // an earlier incident drained it
+  Plan p = PlanDecision(repair, in);
+  ASSERT_EQ(p.decision.hosts.size(), 1u);
+  EXPECT_EQ(p.decision.hosts[0].to, store::HostState::kRepair);
+  EXPECT_TRUE(p.decision.actions.empty()) << "a second drain of a drained host";
+  // A person sent it to repair: a later isolation leaves it there.
+  in.current["node-0007"] = store::HostState::kRepair;
+  p = PlanDecision(Isolation(Strength::kHigh), in);
+  EXPECT_TRUE(p.decision.hosts.empty());
+  EXPECT_TRUE(p.decision.actions.empty());
+  // Held (in service, waiting for a person): isolating it drains it, once.
+  in.current["node-0007"] = store::HostState::kHeld;
+  p = PlanDecision(Isolation(Strength::kHigh), in);
+  ASSERT_EQ(p.decision.hosts.size(), 1u);
+  EXPECT_EQ(p.decision.actions.size(), 1u);
+}
+
 TEST(DecisionPlan, LowConfidenceHolds) {
   Plan p = PlanDecision(Isolation(Strength::kLow), Inputs(1000));
   EXPECT_TRUE(p.held);

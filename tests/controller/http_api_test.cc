@@ -169,6 +169,24 @@ TEST(HttpApi, ARevokedTokenIsRefusedAfterReload) {
   EXPECT_EQ(c.Get("/api/v1/status", kOperator).status, 200);
 }
 
+TEST(HttpApi, AJobOnAHostOutOfServiceStartsAndSaysSo) {
+  TestController c;
+  ASSERT_EQ(c.Put("/api/v1/topology", kTopology).status, 200);
+  ASSERT_EQ(c.Post("/api/v1/hosts/node-2/state", R"({"state": "isolated", "reason": "bad GPU"})").status, 200);
+  HttpReply r = c.Post("/api/v1/jobs", kJob);  // on node-1 and node-2
+  ASSERT_EQ(r.status, 201) << r.body;
+  const json out = r.Json()["hosts_not_in_service"];
+  ASSERT_EQ(out.size(), 1u) << r.body;
+  EXPECT_EQ(out[0]["host"], "node-2");
+  EXPECT_EQ(out[0]["state"], "isolated");
+  json other = json::parse(kJob);
+  other["id"] = "job-2";
+  other["hosts"] = {"node-1", "node-3"};
+  r = c.Post("/api/v1/jobs", other.dump());
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_TRUE(r.Json()["hosts_not_in_service"].empty()) << r.body;
+}
+
 TEST(HttpApi, FormBodiesAre415) {
   TestController c;
   httplib::Client client("127.0.0.1", c.port());
