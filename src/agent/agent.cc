@@ -204,13 +204,17 @@ Status Agent::Start() {
   const SourceRegistry& registry = registry_ ? *registry_ : SourceRegistry::Builtin();
   if (Status s = I.sources.Build(registry, SourceNamesFor(config_), ctx); !s.ok()) return s;
 
-  // Metrics server: one worker, it serves a scrape now and then.
+  // Metrics server: it serves a scrape now and then. A few workers and short timeouts, so
+  // that one slow or idle client does not keep the scraper out.
   if (!IsOff(config_.metrics_listen)) {
     ListenAddress where;
     if (Status s = ParseListenAddress(config_.metrics_listen, &where); !s.ok())
       return Status::InvalidArgument("--metrics-listen: " + s.message());
     I.http = std::make_unique<httplib::Server>();
-    I.http->new_task_queue = [] { return new httplib::ThreadPool(1); };
+    I.http->new_task_queue = [] { return new httplib::ThreadPool(4); };
+    I.http->set_read_timeout(5, 0);
+    I.http->set_write_timeout(5, 0);
+    I.http->set_keep_alive_timeout(5);
     I.http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(MetricsText(), "text/plain; version=0.0.4; charset=utf-8");
     });
@@ -222,7 +226,11 @@ Status Agent::Start() {
         res.set_content("the on-disk queue refuses events (a full or failing disk): reading is paused\n", "text/plain");
         return;
       }
-      res.set_content("ok\n", "text/plain");
+      // A named input that is not there is said (the rest is read and shipped): healthy,
+      // but not all it was told to watch.
+      std::string body = "ok\n";
+      for (const std::string& m : impl_->sources.MissingInputs()) body += "missing " + m + "\n";
+      res.set_content(body, "text/plain");
     });
     metrics_port_ = BindHttpServer(*I.http, where.host, where.port);
     if (metrics_port_ <= 0) return Status::IOError("cannot listen on " + config_.metrics_listen);

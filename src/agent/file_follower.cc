@@ -175,9 +175,14 @@ FollowedFiles::FollowedFiles(std::vector<std::string> patterns, FileStates* stat
 }
 
 void FollowedFiles::Expand(double now) {
+  missing_.clear();
   for (const auto& pattern : patterns_) {
     glob_t g{};
     const int rc = ::glob(pattern.c_str(), GLOB_NOSORT | GLOB_BRACE, nullptr, &g);
+    if (rc == GLOB_NOMATCH && pattern.find_first_of("*?[{") == std::string::npos) {
+      missing_.push_back(pattern);
+      LogOnce("missing:" + pattern, "waiting for " + pattern + ": it does not exist (on /healthz and /metrics until it does)");
+    }
     if (rc == 0) {
       for (size_t i = 0; i < g.gl_pathc; ++i) {
         std::string path = g.gl_pathv[i];

@@ -113,9 +113,14 @@ class FollowedFiles {
   void Flush();
   size_t files() const { return followers_.size(); }
   uint64_t bytes_read() const;
+  // Patterns that name one file (no wildcard) which did not exist at the last Expand: a
+  // mistyped --kernel-log, say. A glob that matches nothing is not missing (a job's logs
+  // come and go).
+  const std::vector<std::string>& missing() const { return missing_; }
 
  private:
   std::vector<std::string> patterns_;
+  std::vector<std::string> missing_;
   FileStates* states_;
   ConsumerFactory factory_;
   FollowOptions options_;

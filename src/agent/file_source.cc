@@ -39,6 +39,8 @@ SourcePass FileSource::Poll(const SourceTick& t) {
   if (t.now >= next_glob_) {
     next_glob_ = t.now + glob_s_;
     files_.Expand(t.now);
+    std::lock_guard<std::mutex> lock(missing_mu_);
+    missing_ = files_.missing();
   }
   if (t.now >= next_poll_ || more_ || t.flush) {
     next_poll_ = t.now + poll_s_;
@@ -48,6 +50,11 @@ SourcePass FileSource::Poll(const SourceTick& t) {
     counted_files_ = n;
   }
   return {more_, false};
+}
+
+std::vector<std::string> FileSource::MissingInputs() const {
+  std::lock_guard<std::mutex> lock(missing_mu_);
+  return missing_;
 }
 
 }  // namespace aegis::agent

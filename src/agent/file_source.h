@@ -5,6 +5,7 @@
 // records: sources/ccl). Adds its files to the followed_files gauge. With no pattern it
 // does nothing. Loop thread only (source.h).
 #pragma once
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ class FileSource : public Source {
   void Flush() override { files_.Flush(); }
   void SaveState() override { files_.SaveStates(); }
   void Stop() override { files_.Stop(); }
+  std::vector<std::string> MissingInputs() const override;
 
  private:
   AgentCounters* counters_;
@@ -33,6 +35,8 @@ class FileSource : public Source {
   double next_glob_ = 0, next_poll_ = 0;
   bool more_ = false;
   uint64_t counted_files_ = 0;  // what this source added to the followed_files gauge
+  mutable std::mutex missing_mu_;
+  std::vector<std::string> missing_;  // files_.missing() for the metrics thread, guarded by missing_mu_
 };
 
 }  // namespace aegis::agent

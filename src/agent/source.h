@@ -25,6 +25,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "agent/agent_config.h"
 #include "agent/agent_state.h"
@@ -93,6 +94,9 @@ class Source {
   virtual void Stop() {}
   // Families of its own on /metrics (the node sampler's aegis_node_*). Any thread.
   virtual void RenderMetrics(PromText* out) const { (void)out; }
+  // Inputs it was told to read that do not exist (yet): a named file that is not there.
+  // Shown on /metrics and /healthz until they appear. Any thread.
+  virtual std::vector<std::string> MissingInputs() const { return {}; }
 
  private:
   std::string name_;

@@ -104,7 +104,19 @@ void SourceList::Render(PromText* p) const {
   for (const auto& e : entries_)
     p->Sample("aegis_agent_source_last_run_seconds", {{"source", e->source->name()}},
               e->stats.last_run_s.load(std::memory_order_relaxed));
+  p->Family("aegis_agent_input_missing", "gauge",
+            "1 for each file the agent was told to read that does not exist (a mistyped --kernel-log, say).");
+  for (const auto& e : entries_)
+    for (const std::string& input : e->source->MissingInputs())
+      p->Sample("aegis_agent_input_missing", {{"source", e->source->name()}, {"input", input}}, uint64_t{1});
   for (const auto& e : entries_) e->source->RenderMetrics(p);
+}
+
+std::vector<std::string> SourceList::MissingInputs() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_)
+    for (const std::string& input : e->source->MissingInputs()) out.push_back(e->source->name() + ": " + input);
+  return out;
 }
 
 }  // namespace aegis::agent

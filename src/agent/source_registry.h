@@ -78,6 +78,8 @@ class SourceList {
   // The three per-source families, then each source's own (RenderMetrics). Any thread,
   // once the list is built.
   void Render(PromText* out) const;
+  // Every source's MissingInputs(), as "source: input". Any thread, once the list is built.
+  std::vector<std::string> MissingInputs() const;
 
  private:
   struct Entry {

@@ -302,6 +302,26 @@ TEST(Agent, HealthzSaysWhenTheQueueRefusesEvents) {
   EXPECT_EQ(MetricSample(r, "aegis_agent_queue_blocked"), 0);
 }
 
+TEST(Agent, AFileItWasToldToReadIsReportedMissingUntilItAppears) {
+  ScratchDir d;
+  FakeController ctl;
+  AgentConfig c = Config(d, ctl.url());
+  c.kernel_log = d / "kernel.log";  // not there yet
+  Running r(c);
+  httplib::Client http("127.0.0.1", r.agent().metrics_port());
+  const auto healthz = [&] {
+    auto res = http.Get("/healthz");
+    return res && res->status == 200 ? res->body : std::string("no answer");
+  };
+  const std::string missing = "aegis_agent_input_missing{source=\"kernel_file\",input=\"" + (d / "kernel.log") + "\"}";
+  ASSERT_TRUE(WaitFor([&] { return MetricSample(r, missing) == 1; })) << healthz();
+  EXPECT_NE(healthz().find("missing kernel_file: " + (d / "kernel.log")), std::string::npos) << healthz();
+  WriteFile(d / "kernel.log", kXid + "\n");
+  ASSERT_TRUE(ctl.WaitFor([&] { return CountRule(ctl, "xid-79") == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return healthz() == "ok\n"; })) << healthz();
+  EXPECT_EQ(MetricSample(r, missing), -1);
+}
+
 TEST(Agent, CclDatagramsBecomeCoalescedEvents) {
   ScratchDir d;
   FakeController ctl;
