@@ -48,8 +48,8 @@ std::string RandomId() {
 
 Status ValidateConfig(AgentConfig* c) {
   if (c->controller.empty()) return Status::InvalidArgument("--controller is required (http://HOST:PORT)");
-  ControllerUrl url;
-  if (Status s = ParseControllerUrl(c->controller, &url); !s.ok()) return Status::InvalidArgument("--controller: " + s.message());
+  std::vector<ControllerUrl> urls;
+  if (Status s = ParseControllerUrls(c->controller, &urls); !s.ok()) return Status::InvalidArgument("--controller: " + s.message());
   if (c->node.empty()) return Status::InvalidArgument("--node is required (this node's name, as the topology names it)");
   // The node name starts every event id: the characters ids may hold, but ':'.
   if (IdPart(c->node) != c->node)
@@ -62,7 +62,7 @@ Status ValidateConfig(AgentConfig* c) {
   }
   for (const auto& g : c->train_logs)
     if (g.empty()) return Status::InvalidArgument("--train-log cannot be empty");
-  if (!c->ca_file.empty() && url.scheme != "https")
+  if (!c->ca_file.empty() && std::none_of(urls.begin(), urls.end(), [](const ControllerUrl& u) { return u.scheme == "https"; }))
     return Status::InvalidArgument("--ca-file is only for an https:// controller");
   if (!c->token_file.empty()) {
     std::string text;

@@ -76,6 +76,17 @@ Status ParseControllerUrl(std::string_view url, ControllerUrl* out) {
   return Status::Ok();
 }
 
+Status ParseControllerUrls(std::string_view list, std::vector<ControllerUrl>* out) {
+  out->clear();
+  for (std::string_view one : Split(list, ',')) {
+    one = Trim(one);
+    ControllerUrl u;
+    if (Status s = ParseControllerUrl(one, &u); !s.ok()) return s;
+    out->push_back(std::move(u));
+  }
+  return Status::Ok();
+}
+
 std::optional<double> ParseRetryAfter(std::string_view value, double now_epoch) {
   value = Trim(value);
   if (value.empty()) return std::nullopt;
@@ -125,10 +136,19 @@ Sender::Sender(SenderOptions options, DiskQueue* queue, AgentCounters* counters,
 Sender::~Sender() { Stop(); }
 
 Status Sender::Init() {
-  if (Status s = ParseControllerUrl(options_.controller, &url_); !s.ok()) return s;
-  path_ = url_.prefix + "/api/v1/events";
-  client_ = std::make_unique<httplib::Client>(url_.SchemeHostPort());
-  if (!client_->is_valid()) return Status::InvalidArgument("cannot use controller URL " + options_.controller);
+  if (Status s = ParseControllerUrls(options_.controller, &urls_); !s.ok()) return s;
+  urls_text_.clear();
+  for (std::string_view one : Split(options_.controller, ',')) urls_text_.emplace_back(Trim(one));
+  current_ = 0;
+  Connect();
+  if (!client_->is_valid()) return Status::InvalidArgument("cannot use controller URL " + CurrentUrl());
+  return Status::Ok();
+}
+
+void Sender::Connect() {
+  const ControllerUrl& url = urls_[current_];
+  path_ = url.prefix + "/api/v1/events";
+  client_ = std::make_unique<httplib::Client>(url.SchemeHostPort());
   auto secs = [](double s, time_t* sec, time_t* usec) {
     *sec = static_cast<time_t>(s);
     *usec = static_cast<time_t>((s - static_cast<double>(*sec)) * 1e6);
@@ -141,11 +161,23 @@ Status Sender::Init() {
   client_->set_write_timeout(s, us);
   client_->set_keep_alive(true);
   client_->set_tcp_nodelay(true);  // a post's headers and body go out without waiting on an ACK
-  if (url_.scheme == "https") {
+  if (url.scheme == "https") {
     client_->enable_server_certificate_verification(true);
     if (!options_.ca_file.empty()) client_->set_ca_cert_path(options_.ca_file.c_str());
   }
-  return Status::Ok();
+}
+
+double Sender::NextController(double otherwise) {
+  if (urls_.size() < 2) return otherwise;
+  const std::string from = CurrentUrl();
+  current_ = (current_ + 1) % urls_.size();
+  Connect();
+  if (++failed_in_row_ < urls_.size()) {
+    Limiter(8).Log("controller " + from + " failed; trying " + CurrentUrl());
+    return 0;
+  }
+  failed_in_row_ = 0;  // every one has failed in a row: wait, then go round again
+  return otherwise;
 }
 
 void Sender::ReadToken() {
@@ -231,9 +263,9 @@ double Sender::RunOnce() {
   auto res = client_->Post(path_, headers, body, "application/json");
   if (!res) {
     counters_->Add(counters_->send_errors[static_cast<int>(SendError::kConnect)]);
-    Limiter(0).Log("controller " + options_.controller + " not reachable (" + DescribeHttpError(res.error()) +
-                   "); " + std::to_string(queue_->stats().records) + " events wait in the queue");
-    return Backoff();
+    Limiter(0).Log("controller " + CurrentUrl() + " not reachable (" + DescribeHttpError(res.error()) + "); " +
+                   std::to_string(queue_->stats().records) + " events wait in the queue");
+    return NextController(Backoff());
   }
   const int status = res->status;
   if (status >= 200 && status < 300) {
@@ -270,8 +302,9 @@ double Sender::RunOnce() {
     counters_->Add(counters_->events_duplicate, duplicates);
     counters_->last_send_ok.store(options_.env->NowEpochSeconds(), std::memory_order_relaxed);
     if (heartbeat) next_heartbeat_ = now + options_.heartbeat_s;
-    if (failures_ > 0) Log("controller " + options_.controller + " reached again");
+    if (failures_ > 0) Log("controller " + CurrentUrl() + " reached again");
     failures_ = 0;
+    failed_in_row_ = 0;
     limit_ = std::min(options_.max_events, limit_ * 2);
     return 0;
   }
@@ -290,8 +323,8 @@ double Sender::RunOnce() {
     counters_->Add(counters_->send_errors[static_cast<int>(SendError::kBackpressure)]);
     if (res->has_header("Retry-After"))
       if (auto wait = ParseRetryAfter(res->get_header_value("Retry-After"), options_.env->NowEpochSeconds()))
-        return std::min(*wait, options_.max_retry_after_s);
-    return Backoff();
+        return NextController(std::min(*wait, options_.max_retry_after_s));
+    return NextController(Backoff());
   }
   if (status == 401 || status == 403) {
     counters_->Add(counters_->send_errors[static_cast<int>(SendError::kAuth)]);
@@ -302,8 +335,8 @@ double Sender::RunOnce() {
   }
   if (status >= 500) {
     counters_->Add(counters_->send_errors[static_cast<int>(SendError::kServer)]);
-    Limiter(3).Log("controller answered HTTP " + std::to_string(status) + "; retrying");
-    return Backoff();
+    Limiter(3).Log("controller " + CurrentUrl() + " answered HTTP " + std::to_string(status) + "; retrying");
+    return NextController(Backoff());
   }
   counters_->Add(counters_->send_errors[static_cast<int>(SendError::kBadRequest)]);
   Limiter(4).Log("controller refused a batch of " + std::to_string(recs.size()) + " events (HTTP " +

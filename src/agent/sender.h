@@ -12,6 +12,10 @@
 //   other 4xx    logged (the batch or the API does not fit), retried with backoff; never
 //                dropped: losing data silently is worse than a growing, visible queue
 //   refused, timeouts, 5xx  retried with exponential backoff (0.5 s doubling to 30 s, +-20%)
+// Several controllers (`controller` = "URL,URL,...", the instances of one cluster on one
+// database: any of them stores what it is sent): the agent posts to one; no answer, a 5xx
+// or backpressure sends it to the next at once, and only when every one has failed in a
+// row does it back off (or wait Retry-After). It stays with the one that answers.
 // The connection is kept alive while batches follow one another and closed when the queue
 // is empty: an idle connection would hold one of the controller's worker threads.
 // A heartbeat rides along every `heartbeat_s` (alone when nothing is queued), but only
@@ -36,6 +40,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "agent/counters.h"
 #include "agent/disk_queue.h"
@@ -57,9 +62,11 @@ struct ControllerUrl {
   std::string SchemeHostPort() const { return scheme + "://" + host + ":" + std::to_string(port); }
 };
 Status ParseControllerUrl(std::string_view url, ControllerUrl* out);
+// A comma-separated list of one or more controller URLs.
+Status ParseControllerUrls(std::string_view list, std::vector<ControllerUrl>* out);
 
 struct SenderOptions {
-  std::string controller;
+  std::string controller;  // one URL, or several separated by commas
   std::string node;
   std::string agent_id;
   std::string token;       // bearer token ("" = none)
@@ -123,6 +130,11 @@ class Sender {
   enum class Answer { kOk, kTooLarge, kBackpressure, kAuth, kRefused, kRetry };
   void Loop();
   double Backoff();
+  // A post got no answer, a 5xx or backpressure: the next controller, at once while some
+  // of them have not failed in a row yet (0); else the wait `otherwise`.
+  double NextController(double otherwise);
+  void Connect();  // client_ for urls_[current_]
+  const std::string& CurrentUrl() const { return urls_text_[current_]; }
   std::string HeartbeatJson(double at);
   void ReadToken();
 
@@ -132,7 +144,10 @@ class Sender {
   HealthFn health_;
   std::function<double()> coverage_;
   std::function<void(const ControllerScope&)> on_scope_;
-  ControllerUrl url_;
+  std::vector<ControllerUrl> urls_;
+  std::vector<std::string> urls_text_;
+  size_t current_ = 0;
+  size_t failed_in_row_ = 0;  // controllers that failed one after another since the last answer
   std::unique_ptr<httplib::Client> client_;
   std::string path_;
   size_t limit_;                // events per batch now

@@ -35,7 +35,7 @@ struct AgentArgs {
 
 void AddAgentOptions(CLI::App* a, AgentArgs* args) {
   agent::AgentConfig& c = args->config;
-  a->add_option("--controller", c.controller, "controller URL: http://HOST:PORT or https://HOST:PORT");
+  a->add_option("--controller", c.controller, "controller URL: http://HOST:PORT or https://HOST:PORT; several, comma-separated, for controllers on one database (the next is tried when one fails)");
   a->add_option("--node", c.node, "this node's name, as the topology names it");
   a->add_option("--kernel-log", c.kernel_log, "kmsg (default), journald, none, or a file to follow");
   a->add_option("--train-log", c.train_logs, "glob of the job's log files; repeatable");

@@ -116,6 +116,35 @@ TEST(Sender, RetriesWhileTheControllerIsDownThenDeliversOnce) {
   EXPECT_EQ(q->stats().records, 0u);
 }
 
+TEST(Sender, SeveralControllersTheNextIsTriedAtOnceAndKept) {
+  ScratchDir d;
+  const std::string down = "http://127.0.0.1:" + std::to_string(UnusedPort());
+  FakeController busy, up;
+  busy.Script({{503, "30"}});  // a busy (or database-less) instance
+  auto q = OpenQueue(d.path());
+  ASSERT_TRUE(q->Append(Events(3)).ok());
+  AgentCounters counters;
+  Sender s(Options(down + ", " + busy.url() + "," + up.url()), q.get(), &counters, nullptr);
+  ASSERT_TRUE(s.Init().ok());
+  EXPECT_EQ(s.RunOnce(), 0) << "the first does not answer: the next at once";
+  EXPECT_EQ(s.RunOnce(), 0) << "the second is busy: the next at once, not its Retry-After";
+  EXPECT_EQ(s.RunOnce(), 0);
+  EXPECT_EQ(up.events().size(), 3u);
+  EXPECT_TRUE(busy.events().empty());
+  ASSERT_TRUE(q->Append(Events(2, 3)).ok());
+  EXPECT_EQ(s.RunOnce(), 0);
+  EXPECT_EQ(up.events().size(), 5u) << "it stays with the one that answered";
+  // Every one fails in a row: then it waits.
+  Sender all_down(Options(down + "," + down), q.get(), &counters, nullptr);
+  ASSERT_TRUE(all_down.Init().ok());
+  ASSERT_TRUE(q->Append(Events(1, 5)).ok());
+  EXPECT_EQ(all_down.RunOnce(), 0);
+  EXPECT_GT(all_down.RunOnce(), 0);
+  // A list with a bad URL in it is refused whole.
+  Sender bad(Options(up.url() + ",ftp://x"), q.get(), &counters, nullptr);
+  EXPECT_TRUE(bad.Init().IsInvalidArgument());
+}
+
 TEST(Sender, BackpressureWaitsRetryAfter) {
   ScratchDir d;
   FakeController ctl;
