@@ -75,6 +75,11 @@ void AddControllerCommand(CLI::App& app, ControllerArgs* a) {
       ->check(CLI::Range(0.0, 36500.0));
   cmd->add_option("--prometheus", o.prometheus, "also read slow-job metrics from this Prometheus (http://host:port)");
   cmd->add_option("--name", o.name, "this instance's name in decisions (default host:pid)");
+  cmd->add_option("--client-deadline", o.client_deadline_s,
+                  "seconds a connection may stay open, whatever it does (a client sending a byte a second holds "
+                  "a worker no longer); 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-ingest-in-flight", o.max_ingest_in_flight, "event posts served at once; more are answered 503")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));

@@ -46,6 +46,8 @@ std::string HealthMetrics::Exposition() const {
   counter("aegis_incidents_opened_total", "Incidents opened by this instance.", incidents_opened.load());
   counter("aegis_events_pruned_total", "Events deleted by retention (--event-retention-days) while this instance led.",
           events_pruned.load());
+  counter("aegis_connections_cut_total", "Connections closed because they were open longer than --client-deadline.",
+          connections_cut.load());
   counter("aegis_decisions_total", "Decisions recorded by this instance.", decisions.load());
   counter("aegis_decisions_already_taken_total", "Decisions found already recorded by another instance.",
           decisions_lost.load());

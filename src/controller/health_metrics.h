@@ -30,7 +30,8 @@ class HealthMetrics {
   std::atomic<uint64_t> decisions_lost{0};   // another controller had already decided
   std::atomic<uint64_t> decisions_held{0};
   std::atomic<uint64_t> store_errors{0};
-  std::atomic<uint64_t> events_pruned{0};     // deleted by retention (--event-retention-days)
+  std::atomic<uint64_t> events_pruned{0};
+  std::atomic<uint64_t> connections_cut{0};   // closed at --client-deadline     // deleted by retention (--event-retention-days)
   std::atomic<int64_t> live_jobs{0};
   std::atomic<int64_t> pending_incidents{0};
   std::atomic<int> leader{0};

@@ -9,6 +9,7 @@
 #include "common/http_bind.h"
 #include "common/text.h"
 #include "controller/bundle_export.h"
+#include "controller/connection_deadline.h"
 #include "controller/iso_time.h"
 #include "common/json_check.h"
 #include "controller/status_document.h"
@@ -101,10 +102,13 @@ Status HttpApi::Start(const std::string& host, int port) {
   port_ = BindHttpServer(*server_, host, port);
   if (port_ <= 0) return Status::IOError("cannot listen on " + host + ":" + std::to_string(port));
   thread_ = std::make_unique<std::thread>([this] { server_->listen_after_bind(); });
+  deadline_ = std::make_unique<ConnectionDeadline>(port_, o.client_deadline_s, &c_->health().connections_cut);
+  deadline_->Start();
   return Status::Ok();
 }
 
 void HttpApi::Stop() {
+  if (deadline_) deadline_->Stop();
   if (server_) server_->stop();
   if (thread_ && thread_->joinable()) thread_->join();
   thread_.reset();

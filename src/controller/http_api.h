@@ -3,7 +3,8 @@
 // --max-body, 4 MiB by default), backpressure on event posts (503 with Retry-After while
 // too many are in flight), strict validation of every body (api_bodies.h: 400 naming the
 // field), and errors as {"error": "..."}. Plain HTTP, or HTTPS when a certificate and key
-// are given. Thread-safe; one thread pool serves all connections.
+// are given. Thread-safe; one thread pool serves all connections, and no connection is
+// kept longer than --client-deadline (connection_deadline.h).
 #pragma once
 #include <atomic>
 #include <memory>
@@ -18,6 +19,8 @@ class Server;
 }
 
 namespace aegis::controller {
+
+class ConnectionDeadline;
 
 class HttpApi {
  public:
@@ -34,6 +37,7 @@ class HttpApi {
   Controller* c_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<std::thread> thread_;
+  std::unique_ptr<ConnectionDeadline> deadline_;  // --client-deadline
   std::atomic<int> ingest_in_flight_{0};
   int port_ = 0;
 };

@@ -61,6 +61,7 @@ struct ControllerOptions {
   size_t max_body_bytes = 4u << 20;
   int max_ingest_in_flight = 32;   // more concurrent event posts are answered 503
   int http_threads = 32;
+  double client_deadline_s = 120;  // a connection open this long is closed, whatever it does (0: never)
   DecideOptions decide;
   // The clock it decides by (its wall clock: epoch seconds) and the store's; not owned,
   // outlives the controller; null: Env::Default(). Tests give a ManualClockEnv.

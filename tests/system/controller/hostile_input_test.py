@@ -2,7 +2,8 @@
 """The real `aegis controller` process against hostile callers, as a suspicious operator
 tries it: a node's token speaking for another node, a class the catalogue does not give,
 a rule it does not have, bodies nested 100,000 deep, over the limit, not UTF-8, with
-control characters, as a form, half-sent; a raw socket that sends garbage. After each,
+control characters, as a form, half-sent; a raw socket that sends garbage; more clients
+sending a byte every half second than the server has workers. After each,
 the process still serves, keeps what was good in a batch, and says why it refused the
 rest. Run with AEGIS set to the binary; exits 1 on the first failed check."""
 import json
@@ -69,7 +70,8 @@ def main():
         json.dump({"nodes": [{"host": "node-1"}, {"host": "node-2"}, {"host": "node-3"}]}, f)
     log = open(os.path.join(tmp, "controller.log"), "w+")
     ctl = subprocess.Popen([AEGIS, "controller", "--listen", "127.0.0.1:0", "--db", f"sqlite:{tmp}/aegis.db",
-                            "--topology", topo, "--token-file", tokens, "--dry-run", "--max-body-mb", "1"],
+                            "--topology", topo, "--token-file", tokens, "--dry-run", "--max-body-mb", "1",
+                            "--client-deadline", "3"],
                            stdout=log, stderr=subprocess.STDOUT)
     url = ""
     for _ in range(200):
@@ -168,6 +170,31 @@ def main():
             pass
         s.close()
     alive("raw garbage and half-sent requests")
+
+    # More slow clients than the server has workers (32), each sending a byte every half
+    # second: each is cut at --client-deadline (3 s here), and others are served meanwhile.
+    slow = []
+    for _ in range(40):
+        s = socket.create_connection((host, int(port)), timeout=10)
+        s.sendall(b"P")
+        slow.append(s)
+    served = 0
+    t_end = time.time() + 8
+    while time.time() < t_end:
+        for s in slow:
+            try:
+                s.sendall(b"O")
+            except OSError:
+                pass
+        st, _ = request(url, "GET", "/healthz")
+        served += st == 200
+        time.sleep(0.5)
+    for s in slow:
+        s.close()
+    check("served while 40 clients trickle bytes", served >= 5, served)
+    _, metrics = request(url, "GET", "/metrics")
+    cut = [l for l in metrics.decode().splitlines() if l.startswith("aegis_connections_cut_total ")]
+    check("slow clients cut at --client-deadline", cut and float(cut[0].split()[1]) >= 40, cut)
 
     # What was good is there; what the operator reads has no escape sequences in it.
     st, body = request(url, "GET", "/api/v1/status", token=op)
