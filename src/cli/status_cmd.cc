@@ -40,6 +40,19 @@ std::string ForPerson(const nlohmann::json& doc) {
     out += fmt::format("  {:<20} {:<10} since {}  {}  {}\n", Text(h, "host"), Text(h, "state"), Text(h, "since"),
                        Text(h, "incident"), Text(h, "reason"));
   }
+  // Agents: how many report; the silent ones by name (a node whose lines would not be seen).
+  const nlohmann::json& agents = Member(doc, "agents");
+  if (agents.is_array()) {
+    size_t silent = 0;
+    for (const auto& a : agents) silent += Member(a, "silent") == true;
+    out += fmt::format("Agents: {} reporting, {} silent\n", agents.size() - silent, silent);
+    for (const auto& a : agents) {
+      if (Member(a, "silent") != true) continue;
+      const std::string heard = Text(a, "heard_at");
+      out += fmt::format("  {:<20} {}\n", Text(a, "node"),
+                         heard == "-" ? "not heard in 10 minutes" : "last heard " + heard);
+    }
+  }
   const nlohmann::json& incidents = Member(doc, "incidents");
   out += fmt::format("Incidents: {}\n", incidents.size());
   for (const auto& inc : incidents) {

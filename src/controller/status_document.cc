@@ -1,6 +1,7 @@
 #include "controller/status_document.h"
 
 #include <cmath>
+#include <map>
 
 #include "controller/iso_time.h"
 
@@ -99,9 +100,51 @@ Status IncidentsDocument(store::Store& store, const store::IncidentFilter& filte
   return Status::Ok();
 }
 
-Status StatusDocument(store::Store& store, size_t max_incidents, ordered_json* out) {
+Status AgentsDocument(store::Store& store, double now, ordered_json* out) {
+  std::vector<store::HostRecord> hosts;
+  if (Status s = store.ListHosts(&hosts); !s.ok()) return s;
+  store::EventRange range;
+  range.types = {wire::EventType::kHeartbeat};
+  range.from = now - 600;
+  std::vector<store::Event> beats;
+  if (Status s = store.EventsInRange(range, &beats); !s.ok()) return s;
+  struct Newest {
+    double received_at = -INFINITY;
+    const store::Event* event = nullptr;
+  };
+  std::map<std::string, Newest> newest;
+  for (const store::Event& e : beats) {
+    Newest& n = newest[e.node];
+    if (e.received_at > n.received_at) n = {e.received_at, &e};
+  }
+  *out = ordered_json::array();
+  for (const store::HostRecord& h : hosts) {
+    ordered_json j;
+    j["node"] = h.host;
+    auto it = newest.find(h.host);
+    const Newest* n = it == newest.end() ? nullptr : &it->second;
+    j["heard_at"] = n ? Time(n->received_at) : ordered_json(nullptr);
+    ordered_json lag = nullptr, queued = nullptr;
+    if (n) {
+      const auto body = nlohmann::json::parse(n->event->body, nullptr, false);
+      const auto agent = body.is_object() ? body.find("agent") : body.end();
+      if (agent != body.end() && agent->is_object()) {
+        if (auto l = agent->find("lag_s"); l != agent->end() && l->is_number()) lag = l->get<double>();
+        if (auto q = agent->find("queue_events"); q != agent->end() && q->is_number_unsigned()) queued = q->get<uint64_t>();
+      }
+    }
+    j["lag_s"] = std::move(lag);
+    j["queue_events"] = std::move(queued);
+    j["silent"] = !n || n->received_at < now - kSilentAfterS;
+    out->push_back(std::move(j));
+  }
+  return Status::Ok();
+}
+
+Status StatusDocument(store::Store& store, size_t max_incidents, double now, ordered_json* out) {
   ordered_json doc;
   if (Status s = HostsDocument(store, &doc["hosts"]); !s.ok()) return s;
+  if (Status s = AgentsDocument(store, now, &doc["agents"]); !s.ok()) return s;
   store::IncidentFilter filter;
   filter.limit = max_incidents;
   if (Status s = IncidentsDocument(store, filter, &doc["incidents"]); !s.ok()) return s;

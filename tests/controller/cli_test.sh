@@ -76,7 +76,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 # status --json: exactly the documented shape.
-[ "$(jq -c 'keys_unsorted' "$dir/status.json")" = '["hosts","incidents"]' ] || fail "status keys"
+[ "$(jq -c 'keys_unsorted' "$dir/status.json")" = '["hosts","agents","incidents"]' ] || fail "status keys"
 [ "$(jq -c '.hosts[0] | keys_unsorted' "$dir/status.json")" = '["host","state","since","incident","reason"]' ] || fail "host keys"
 [ "$(jq -c '.incidents[0] | keys_unsorted' "$dir/status.json")" = '["id","job","opened_at","decided_at","verdict","actions"]' ] ||
   fail "incident keys"
