@@ -19,15 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-json DiagnoseDir(const std::string& dir) {
-  DiagnoseOptions o;
-  o.threads = 1;
-  Verdict v;
-  Status s = DiagnoseBundle(dir, ShippedMatcher(), o, &v);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return json::parse(VerdictToJson(v));
-}
-
 struct Exported {
   json incident;
   std::string dir;

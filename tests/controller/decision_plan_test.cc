@@ -17,6 +17,16 @@ Verdict Isolation(Strength level) {
   return v;
 }
 
+Verdict RepairOf(const std::string& host, Component component) {
+  Verdict v;
+  v.action = Action::kRepair;
+  RepairEntry r;
+  r.host = host;
+  r.component = component;
+  v.repair.push_back(r);
+  return v;
+}
+
 PlanInputs Inputs(size_t hosts) {
   PlanInputs in;
   in.incident = "inc-1";
@@ -113,12 +123,7 @@ TEST(DecisionPlan, AHostAlreadyIsolatedIsNotDrainedAgain) {
 }
 
 TEST(DecisionPlan, AHostOutOfServiceIsMovedOnButNeverDrainedTwice) {
-  Verdict repair;
-  repair.action = Action::kRepair;
-  RepairEntry r;
-  r.host = "node-0007";
-  r.component = Component::kGpu;
-  repair.repair.push_back(r);
+  const Verdict repair = RepairOf("node-0007", Component::kGpu);
   PlanInputs in = Inputs(8);
   in.current["node-0007"] = store::HostState::kIsolated;  // an earlier incident drained it
   Plan p = PlanDecision(repair, in);
@@ -148,15 +153,10 @@ TEST(DecisionPlan, LowConfidenceHolds) {
 }
 
 TEST(DecisionPlan, RepairOfflineNone) {
-  Verdict v;
-  v.action = Action::kRepair;
-  RepairEntry r;
-  r.host = "node-1001";
-  r.component = Component::kConfig;
-  r.key = "nccl.version";
-  r.value = "2.18.1";
-  r.expected = "2.21.5";
-  v.repair.push_back(r);
+  Verdict v = RepairOf("node-1001", Component::kConfig);
+  v.repair[0].key = "nccl.version";
+  v.repair[0].value = "2.18.1";
+  v.repair[0].expected = "2.21.5";
   PlanInputs in = Inputs(10);
   in.known_hosts = {"node-1001", "node-1002"};
   Plan p = PlanDecision(v, in);

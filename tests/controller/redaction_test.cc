@@ -129,15 +129,6 @@ TEST(RedactionLine, KeepsTheRulesSpanAndTheRulesMatch) {
 
 // ---- Exports of decided incidents ----
 
-json DiagnoseDir(const std::string& dir) {
-  DiagnoseOptions o;
-  o.threads = 1;
-  Verdict v;
-  Status s = DiagnoseBundle(dir, ShippedMatcher(), o, &v);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return json::parse(VerdictToJson(v));
-}
-
 json TheJob(const gen::Bundle& b) {
   json job = gen::JobJson(b, true);
   job["user"] = "alice";

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include "match/live_rules.h"
+#include "sources/bundle_source.h"
 
 namespace aegis::controller::test {
 
@@ -134,6 +135,15 @@ json Decisive(const json& v) {
       out["repair"].push_back(entry);
     }
   return out;
+}
+
+nlohmann::json DiagnoseDir(const std::string& dir) {
+  DiagnoseOptions o;
+  o.threads = 1;
+  Verdict v;
+  Status s = DiagnoseBundle(dir, ShippedMatcher(), o, &v);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return nlohmann::json::parse(VerdictToJson(v));
 }
 
 }  // namespace aegis::controller::test

@@ -79,6 +79,8 @@ bool WaitForLoopPasses(TestController& c, int passes);
 // A generated incident (tools/gen) with `hosts` hosts.
 gen::Bundle Generate(const std::string& scenario, uint64_t seed, int hosts);
 const Matcher& ShippedMatcher();
+// `aegis diagnose` of a bundle directory (one thread): the verdict as JSON.
+nlohmann::json DiagnoseDir(const std::string& dir);
 
 // Registers topology and job, posts every event as agents would; every post must be
 // answered 200.
