@@ -23,8 +23,10 @@ void OnSignal(int sig) {
   else a->Stop();
 }
 
+// One line starting "aegis:", as every command's usage errors (the running agent's own
+// log lines say "aegis agent:").
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "aegis agent: %s\n", message.c_str());
+  std::fprintf(stderr, "aegis: %s\n", message.c_str());
   return 2;
 }
 
@@ -63,7 +65,7 @@ int Run(AgentArgs& args, const std::vector<std::string>& rule_dirs) {
 
   agent::Agent a(std::move(c));
   if (Status s = a.Start(); !s.ok()) {
-    std::fprintf(stderr, "aegis agent: %s\n", s.message().c_str());
+    std::fprintf(stderr, "aegis: %s\n", s.message().c_str());
     return s.IsInvalidArgument() ? 2 : 1;
   }
   g_agent = &a;
