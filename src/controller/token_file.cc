@@ -2,55 +2,18 @@
 
 #include <openssl/rand.h>
 
+#include <set>
+
 #include "common/json_check.h"
 #include "common/text.h"
 #include "controller/tokens.h"
 
 namespace aegis::controller {
 
-namespace {
-
-// One line's words with its comment removed.
-std::vector<std::string> LineWords(std::string_view raw) {
-  std::string_view line = raw.substr(0, std::min(raw.find('#'), raw.size()));
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const size_t b = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > b) out.emplace_back(line.substr(b, i - b));
-  }
-  return out;
-}
-
-std::string NodeOf(std::string_view scope) {
-  for (std::string_view s : Split(scope, ','))
-    if (StartsWith(s, "agent@")) return std::string(s.substr(6));
-  return "";
-}
-
-}  // namespace
-
 Status ListTokenLines(std::string_view text, std::vector<TokenLine>* out) {
-  out->clear();
   TokenTable check;  // the same rules as the controller's, so that a listed file also loads
   if (Status s = TokenTable::Parse(text, &check); !s.ok()) return s;
-  size_t line_no = 0;
-  for (std::string_view raw : Split(text, '\n')) {
-    ++line_no;
-    auto words = LineWords(raw);
-    if (words.empty()) continue;
-    TokenLine t;
-    t.line = line_no;
-    const std::string& secret = words.size() == 1 ? words[0] : words[1];
-    t.scope = words.size() == 1 ? "all" : words[0];
-    t.name = words.size() > 2 ? words[2] : (words.size() == 1 ? "admin" : words[0]);
-    t.node = NodeOf(t.scope);
-    t.digest = StartsWith(secret, "sha256:") ? ToLower(secret.substr(7)) : Hex(Sha256(secret));
-    out->push_back(std::move(t));
-  }
-  return Status::Ok();
+  return ReadTokenLines(text, out);
 }
 
 Status AddTokenLine(std::string_view text, const std::string& scope, const std::string& name, std::string* new_text,
@@ -72,12 +35,15 @@ Status AddTokenLine(std::string_view text, const std::string& scope, const std::
 Status RemoveTokenLines(std::string_view text, const std::string& node, const std::string& name, std::string* new_text,
                         size_t* removed) {
   *removed = 0;
+  std::vector<TokenLine> lines;
+  if (Status s = ReadTokenLines(text, &lines); !s.ok()) return s;
+  std::set<size_t> drop;
+  for (const TokenLine& t : lines)
+    if ((!node.empty() && t.node == node) || (!name.empty() && t.name == name)) drop.insert(t.line);
   std::string result;
+  size_t line_no = 0;
   for (std::string_view raw : Split(text, '\n')) {
-    auto words = LineWords(raw);
-    const bool match = words.size() >= 2 && ((!node.empty() && NodeOf(words[0]) == node) ||
-                                             (!name.empty() && words.size() > 2 && words[2] == name));
-    if (match) {
+    if (drop.count(++line_no)) {
       ++*removed;
       continue;
     }

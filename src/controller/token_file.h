@@ -9,16 +9,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "controller/tokens.h"
 
 namespace aegis::controller {
-
-struct TokenLine {
-  size_t line = 0;     // 1-based line number in the file
-  std::string scope;   // as written: "agent@gpu-07", "operator", "agent,read", "all" for a token alone
-  std::string node;    // the node an agent@NODE scope binds, else ""
-  std::string name;
-  std::string digest;  // hex SHA-256 of the token (computed when the file holds the token itself)
-};
 
 // Every token line of `text`; InvalidArgument as TokenTable::Parse would say.
 Status ListTokenLines(std::string_view text, std::vector<TokenLine>* out);
@@ -29,9 +22,10 @@ Status ListTokenLines(std::string_view text, std::vector<TokenLine>* out);
 Status AddTokenLine(std::string_view text, const std::string& scope, const std::string& name, std::string* new_text,
                     std::string* token);
 
-// Removes the lines whose node (agent@NODE) is `node`, or whose name is `name` (one of the
-// two is given). NotFound when no line matches; InvalidArgument when what is left is no
-// token file the controller would load (no token at all); `removed` counts the lines taken out.
+// Removes the lines whose node (agent@NODE) is `node`, or whose name (as TokenLine names
+// it) is `name` (one of the two is given). NotFound when no line matches; InvalidArgument
+// for a file ReadTokenLines refuses, or when what is left is no token file the controller
+// would load (no token at all); `removed` counts the lines taken out.
 Status RemoveTokenLines(std::string_view text, const std::string& node, const std::string& name, std::string* new_text,
                         size_t* removed);
 

@@ -35,27 +35,17 @@ std::string_view StripComment(std::string_view line) {
 
 constexpr std::string_view kDigestPrefix = "sha256:";
 
-// The raw digest a line's second word stands for: its own when it is "sha256:HEX".
+// The lower-case hex digest a line's second word stands for: its own when it is "sha256:HEX".
 Status DigestOf(std::string_view word, std::string* digest) {
   if (!StartsWith(word, kDigestPrefix)) {
     if (word.size() < 16) return Status::InvalidArgument("a token must be at least 16 characters");
-    *digest = Sha256(word);
+    *digest = Hex(Sha256(word));
     return Status::Ok();
   }
-  std::string_view hex = word.substr(kDigestPrefix.size());
-  if (hex.size() != 64) return Status::InvalidArgument("a sha256: digest is 64 hex digits");
-  digest->clear();
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    auto nibble = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return Status::InvalidArgument("a sha256: digest is 64 hex digits");
-    digest->push_back(static_cast<char>(hi * 16 + lo));
-  }
+  const std::string_view hex = word.substr(kDigestPrefix.size());
+  if (hex.size() != 64 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos)
+    return Status::InvalidArgument("a sha256: digest is 64 hex digits");
+  *digest = ToLower(hex);
   return Status::Ok();
 }
 
@@ -94,51 +84,61 @@ Status CheckPrivateFile(const std::string& path) {
   return Status::Ok();
 }
 
-Status TokenTable::Parse(std::string_view text, TokenTable* out) {
-  TokenTable t;
-  t.enabled_ = true;
+Status ReadTokenLines(std::string_view text, std::vector<TokenLine>* out) {
+  out->clear();
   size_t line_no = 0;
   for (std::string_view raw : Split(text, '\n')) {
     ++line_no;
     std::string_view line = StripComment(raw);
     if (line.empty()) continue;
     auto words = Words(line);
-    Entry e;
+    TokenLine t;
+    t.line = line_no;
     const std::string where = "token file line " + std::to_string(line_no);
     std::string_view secret;
     if (words.size() == 1) {
       secret = words[0];
-      e.scopes = kScopeAll;
-      e.name = "admin";
+      t.scope = "all";
+      t.scopes = kScopeAll;
+      t.name = "admin";
     } else {
-      e.scopes = 0;
+      t.scope = std::string(words[0]);
       for (std::string_view scope : Split(words[0], ',')) {
         if (StartsWith(scope, "agent@")) {
           const std::string_view node = scope.substr(6);
           if (!IsSafeName(node)) return Status::InvalidArgument(where + ": \"" + SanitizeForOutput(scope, 64) + "\" does not name a node");
-          if (!e.node.empty() && e.node != node) return Status::InvalidArgument(where + ": a token may be bound to one node only");
-          e.node = std::string(node);
-          e.scopes |= kScopeAgent;
-        } else if (scope == "agent") e.scopes |= kScopeAgent;
-        else if (scope == "operator") e.scopes |= kScopeOperator;
-        else if (scope == "read") e.scopes |= kScopeRead;
-        else if (scope == "all") e.scopes |= kScopeAll;
+          if (!t.node.empty() && t.node != node) return Status::InvalidArgument(where + ": a token may be bound to one node only");
+          t.node = std::string(node);
+          t.scopes |= kScopeAgent;
+        } else if (scope == "agent") t.scopes |= kScopeAgent;
+        else if (scope == "operator") t.scopes |= kScopeOperator;
+        else if (scope == "read") t.scopes |= kScopeRead;
+        else if (scope == "all") t.scopes |= kScopeAll;
         else return Status::InvalidArgument(where + ": unknown scope \"" + SanitizeForOutput(scope, 32) +
                                             "\" (agent, agent@NODE, operator, read, all)");
       }
-      if (!e.node.empty() && (e.scopes & kScopeOperator))
+      if (!t.node.empty() && (t.scopes & kScopeOperator))
         return Status::InvalidArgument(where + ": a node's agent token cannot also be an operator's");
       secret = words[1];
-      e.name = words.size() > 2 ? std::string(words[2]) : !e.node.empty() ? e.node : std::string(words[0]);
+      t.name = words.size() > 2 ? std::string(words[2]) : !t.node.empty() ? t.node : std::string(words[0]);
     }
-    std::string digest;
-    if (Status s = DigestOf(secret, &digest); !s.ok()) return Status::InvalidArgument(where + ": " + s.message());
+    if (Status s = DigestOf(secret, &t.digest); !s.ok()) return Status::InvalidArgument(where + ": " + s.message());
+    out->push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+Status TokenTable::Parse(std::string_view text, TokenTable* out) {
+  std::vector<TokenLine> lines;
+  if (Status s = ReadTokenLines(text, &lines); !s.ok()) return s;
+  TokenTable t;
+  t.enabled_ = true;
+  for (const TokenLine& line : lines) {
+    if (!t.by_digest_.emplace(line.digest, Entry{line.scopes, line.name, line.node}).second)
+      return Status::InvalidArgument("token file line " + std::to_string(line.line) + ": this token is listed twice");
     // A person's token (operator) is not one handed to every node.
-    const bool shared_agent = (e.scopes & kScopeAgent) && !(e.scopes & kScopeOperator) && e.node.empty();
-    const std::string name = e.name;
-    if (!t.by_digest_.emplace(std::move(digest), std::move(e)).second)
-      return Status::InvalidArgument(where + ": this token is listed twice");
-    if (shared_agent) t.shared_agent_.push_back(name);
+    if ((line.scopes & kScopeAgent) && !(line.scopes & kScopeOperator) && line.node.empty())
+      t.shared_agent_.push_back(line.name);
   }
   if (t.by_digest_.empty()) return Status::InvalidArgument("token file holds no token");
   *out = std::move(t);
@@ -165,7 +165,7 @@ AuthResult TokenTable::Check(std::string_view authorization, uint32_t needed, Ca
   if (token.empty()) return AuthResult::kUnauthenticated;
   // The digest is what is looked up: how far a guess matched changes nothing an
   // attacker can time.
-  auto it = by_digest_.find(Sha256(token));
+  auto it = by_digest_.find(Hex(Sha256(token)));
   if (it == by_digest_.end()) return AuthResult::kUnauthenticated;
   uint32_t scopes = it->second.scopes;
   if (scopes & kScopeOperator) scopes |= kScopeRead;

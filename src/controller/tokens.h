@@ -36,6 +36,22 @@ struct Caller {
 
 enum class AuthResult { kOk, kUnauthenticated /* 401 */, kForbidden /* 403 */ };
 
+// One token line of a token file, as read: what a TokenTable is built from and what
+// `aegis tokens list` shows.
+struct TokenLine {
+  size_t line = 0;      // 1-based line number in the file
+  std::string scope;    // as written: "agent@gpu-07", "operator", "agent,read"; "all" for a token alone
+  uint32_t scopes = 0;  // Scope bits
+  std::string node;     // the node an agent@NODE scope binds, else ""
+  std::string name;     // the third word, else the bound node, else the scope word ("admin" for a token alone)
+  std::string digest;   // lower-case hex SHA-256 of the token
+};
+
+// Every token line of `text`, in order. InvalidArgument naming the line for an unknown
+// scope, a bad node name, a token shorter than 16 bytes or a malformed digest (a token
+// listed twice, or none at all, is the table's to refuse: TokenTable::Parse).
+Status ReadTokenLines(std::string_view text, std::vector<TokenLine>* out);
+
 class TokenTable {
  public:
   // Authentication off.
@@ -63,7 +79,7 @@ class TokenTable {
     std::string node;
   };
   bool enabled_ = false;
-  std::unordered_map<std::string, Entry> by_digest_;  // key: the token's raw SHA-256
+  std::unordered_map<std::string, Entry> by_digest_;  // key: the token's SHA-256, hex
   std::vector<std::string> shared_agent_;
 };
 

@@ -177,5 +177,26 @@ TEST(TokenFile, CreateListRevoke) {
   EXPECT_TRUE(AddTokenLine(text, "agent@a/b", "x", &after, &token).IsInvalidArgument());
 }
 
+TEST(TokenFile, ListsAndRevokesByTheNameTheControllerUses) {
+  // A node's line without a name of its own is named after its node, in the table, in the
+  // listing and for revoke --name alike.
+  const std::string text = "agent@gpu-09  sha256:" + Hex(Sha256("gpu-09-token-0123456789")) +
+                           "\noperator operator-token-0123456 alice\n";
+  TokenTable t;
+  ASSERT_TRUE(TokenTable::Parse(text, &t).ok());
+  Caller c;
+  ASSERT_EQ(t.Check("Bearer gpu-09-token-0123456789", kScopeAgent, &c), AuthResult::kOk);
+  std::vector<TokenLine> lines;
+  ASSERT_TRUE(ListTokenLines(text, &lines).ok());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].name, c.name);
+  EXPECT_EQ(lines[0].name, "gpu-09");
+  std::string after;
+  size_t removed = 0;
+  ASSERT_TRUE(RemoveTokenLines(text, "", "gpu-09", &after, &removed).ok());
+  EXPECT_EQ(removed, 1u);
+  EXPECT_EQ(after, "operator operator-token-0123456 alice\n");
+}
+
 }  // namespace
 }  // namespace aegis::controller
