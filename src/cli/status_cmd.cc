@@ -26,7 +26,7 @@ const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) ? j[key] : kNone;
 }
 
-std::string ForPerson(const nlohmann::json& doc) {
+std::string ForPerson(const nlohmann::json& doc, const nlohmann::json& agents) {
   std::string out;
   const nlohmann::json& hosts = Member(doc, "hosts");
   auto in_service = [](const nlohmann::json& h) {
@@ -41,7 +41,6 @@ std::string ForPerson(const nlohmann::json& doc) {
                        Text(h, "incident"), Text(h, "reason"));
   }
   // Agents: how many report; the silent ones by name (a node whose lines would not be seen).
-  const nlohmann::json& agents = Member(doc, "agents");
   if (agents.is_array()) {
     size_t silent = 0;
     for (const auto& a : agents) silent += Member(a, "silent") == true;
@@ -91,8 +90,15 @@ int RunStatus(const StatusArgs& a) {
   if (!doc.is_object() || !doc.contains("hosts") || !doc.contains("incidents") || !doc["hosts"].is_array() ||
       !doc["incidents"].is_array())
     return Fail("the controller's status is not a status document", 1);
-  // --json: the controller's document as it sent it (one line, its field order).
-  std::string out = a.json ? reply.body : ForPerson(doc);
+  // --json: the controller's document as it sent it (one line, its field order). A
+  // person also sees the agents (from a controller without /api/v1/agents: not shown).
+  nlohmann::json agents;
+  if (!a.json) {
+    controller::Reply agents_reply;
+    if (CallController(a.client, "GET", "/api/v1/agents", "", &agents_reply) == 0)
+      agents = nlohmann::json::parse(agents_reply.body, nullptr, false);
+  }
+  std::string out = a.json ? reply.body : ForPerson(doc, agents);
   if (a.json && (out.empty() || out.back() != '\n')) out += '\n';
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;

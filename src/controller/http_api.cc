@@ -324,7 +324,12 @@ void HttpApi::Routes() {
 
   s.Get("/api/v1/status", guard(kRead, [c](const httplib::Request&, httplib::Response& res, const Caller&) {
     ordered_json doc;
-    if (Status st = StatusDocument(c->store(), 1000, c->Now(), &doc); !st.ok()) return ReplyStatus(res, st);
+    if (Status st = StatusDocument(c->store(), 1000, &doc); !st.ok()) return ReplyStatus(res, st);
+    ReplyJson(res, 200, doc);
+  }));
+  s.Get("/api/v1/agents", guard(kRead, [c](const httplib::Request&, httplib::Response& res, const Caller&) {
+    ordered_json doc;
+    if (Status st = AgentsDocument(c->store(), c->Now(), &doc); !st.ok()) return ReplyStatus(res, st);
     ReplyJson(res, 200, doc);
   }));
 

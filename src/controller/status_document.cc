@@ -141,10 +141,9 @@ Status AgentsDocument(store::Store& store, double now, ordered_json* out) {
   return Status::Ok();
 }
 
-Status StatusDocument(store::Store& store, size_t max_incidents, double now, ordered_json* out) {
+Status StatusDocument(store::Store& store, size_t max_incidents, ordered_json* out) {
   ordered_json doc;
   if (Status s = HostsDocument(store, &doc["hosts"]); !s.ok()) return s;
-  if (Status s = AgentsDocument(store, now, &doc["agents"]); !s.ok()) return s;
   store::IncidentFilter filter;
   filter.limit = max_incidents;
   if (Status s = IncidentsDocument(store, filter, &doc["incidents"]); !s.ok()) return s;
