@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config make python3
-  libvectorscan-dev libre2-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev libssl-dev
+  libvectorscan-dev libre2-dev libfasttext-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev valgrind
   prometheus ripgrep curl jq openssl gdb
   libsqlite3-dev libpq-dev postgresql

@@ -2,6 +2,7 @@
 
 #include "common/text.h"
 #include "common/vocabulary.h"
+#include "learn/line_model.h"
 
 namespace aegis::controller {
 
@@ -36,6 +37,11 @@ ClassCheck ApplyCatalogClass(const Catalog& catalog, LogEvent* e) {
       XidDecision d = catalog.ClassifyXid(rule->xid_table, number, e->text, rule->line_class, rule->component);
       line_class = d.line_class;
       component = ParseComponent(d.component).value_or(component);
+    }
+    if (rule->learned) {  // the line model's class for the text, as the agent's scanner gives it
+      line_class = LearnedLineClass(e->text, rule->line_class);
+      if (line_class == LineClass::kNone) line_class = LineClass::kHint;  // posted anyway: worth recording
+      component = ParseComponent(LearnedComponent(line_class, rule->line_class, rule->component)).value_or(component);
     }
   }
   const bool agreed = line_class == e->line_class && component == e->component && e->cascade == rule->cascade &&

@@ -3,7 +3,8 @@
 // the number and the record's text); the controller sets the class, component and the
 // rule's flags (cascade, yields_to_user, fallback, config key) from that rule, as the
 // agent's scanner does (logs/scanner.cc): an Xid's class from the Xid / SXid catalogue
-// for its number and text, any other rule's its own. A rule whose class is inherited
+// for its number and text, a learned rule's from the line model's reading of the text
+// (learn/line_model.h), any other rule's its own. A rule whose class is inherited
 // from the device's previous report (`inherit`) keeps the agent's class and component:
 // only the agent saw that report. A rule this catalogue does not have is unknown: the
 // event is refused (an agent started with --rules the controller lacks must be matched

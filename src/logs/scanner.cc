@@ -9,6 +9,7 @@
 #include <map>
 
 #include "common/text.h"
+#include "learn/line_model.h"
 #include "logs/event_aggregate.h"
 #include "logs/line_prefix.h"
 #include "rules/catalog.h"
@@ -576,6 +577,11 @@ const LogStream::Confirmed* LogStream::ConfirmRecord() {
   }
   c.pci = ToLower(re.match.Field("pci"));
   c.text = SanitizeForOutput(rec.message, 1024);
+  if (rule.learned) {  // the model reads the text the controller will see (event_classes.cc)
+    c.line_class = LearnedLineClass(c.text, rule.line_class);
+    if (c.line_class == LineClass::kNone) c.matched = false;
+    c.component = ParseComponent(LearnedComponent(c.line_class, rule.line_class, rule.component)).value_or(c.component);
+  }
   return &c;
 }
 
@@ -584,8 +590,9 @@ const LogStream::Confirmed* LogStream::ConfirmRecord() {
 // under a driver's line, a second process's "what():" under the first's) and the head is
 // one too, the record ends before that line, which starts its own: a rule that matches
 // only the continuation never takes the head's line, and the continuation keeps its own
-// class. The head is a message of its own when a specific rule (kDefaultPriority or more)
-// matches it alone; a wrapper's or catch-all's head ("terminate called after throwing
+// class (a continuation that only the learned catch-alls match, by its words, is not a
+// message of its own). The head is a message of its own when a specific rule
+// (kDefaultPriority or more) matches it alone; a wrapper's or catch-all's head ("terminate called after throwing
 // ...", explained by its what() line) keeps its continuation lines. Lines that only make
 // sense together stay one record: when the rule that wins the whole record matches
 // neither the head nor any such line alone, the record is kept whole; and records whose
@@ -605,6 +612,7 @@ const LogStream::Confirmed* LogStream::SplitAtOwnMatch(const Confirmed* whole) {
     const CandidateRules& own = candidates_[p.candidate].rules;
     re.part_rules.assign(own.begin(), own.end());
     if (!matcher_.Confirm(message.substr(p.begin, p.end - p.begin), re.part_rules, &re.match)) continue;
+    if (matcher_.catalog().rules()[re.match.rule].learned) continue;  // words alone: no message of its own
     re.part_matched[i] = re.match.rule;
     winner_alone = winner_alone || re.match.rule == winner;
   }

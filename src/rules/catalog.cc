@@ -75,7 +75,7 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
   r.source = source;
   RefuseUnknownKeys(n,
                     {"id", "class", "component", "pattern", "prefilter", "priority", "cascade", "fold", "inherit",
-                     "yields_to_user", "fallback", "unless", "key", "reason", "samples"},
+                     "yields_to_user", "fallback", "learned", "unless", "key", "reason", "samples"},
                     source, "a rule");
   r.id = Str(n, "id");
   const std::string where = YamlWhere(source, n) + " (rule '" + r.id + "')";
@@ -113,6 +113,12 @@ Rule ParseRule(const YAML::Node& n, const std::string& source) {
     if (r.fallback && r.priority > kMaxFallbackPriority)
       throw CatalogError(where + ": a fallback rule needs priority " + std::to_string(kMaxFallbackPriority) +
                          " or less, so that every specific rule wins");
+  }
+  if (n["learned"]) {
+    if (!n["learned"].IsScalar() || !YAML::convert<bool>::decode(n["learned"], r.learned))
+      throw CatalogError(where + ": learned must be true or false");
+    if (r.learned && (!r.fallback || r.xid_table != Rule::XidTable::kNone))
+      throw CatalogError(where + ": a learned rule must be a fallback (the model's guess is never certain)");
   }
   r.fold_traceback = Str(n, "fold") == "traceback";
   if (n["fold"] && !r.fold_traceback) throw CatalogError(where + ": unknown fold '" + Str(n, "fold") + "'");

@@ -51,6 +51,10 @@ struct Rule {
   // classifies what nothing else does, so a decision resting on it is less certain. Never
   // critical, and at priority kMaxFallbackPriority or less so that every specific rule wins.
   bool fallback = false;
+  // The line model decides (learn/line_model.h): a fallback that reads only words hands its
+  // line to a classifier trained on the development corpus; its own class stays when the
+  // model is unsure, and class none then means no event.
+  bool learned = false;
   std::vector<std::string> samples;  // real lines this rule must match
   std::string source;           // file it came from
   bool from_operator = false;   // loaded from --rules: wins ties of priority with built-in rules

@@ -43,6 +43,20 @@ TEST(EventClasses, TheScannersEventsAreAgreedTo) {
   EXPECT_GT(checked, 500u);
 }
 
+// A learned rule's class is the line model's reading of the text, here as in the agent.
+TEST(EventClasses, ALearnedRulesClassIsTheModelsReadingOfTheText) {
+  auto ev = Scan("mpirun noticed that process rank 3 exited on signal 9\n");
+  ASSERT_EQ(ev.size(), 1u);
+  LogEvent e = ev[0];
+  ASSERT_EQ(e.rule_id, "generic-unknown-line");
+  EXPECT_EQ(e.line_class, LineClass::kDist);
+  EXPECT_TRUE(e.fallback);
+  e.line_class = LineClass::kConfig;  // claimed otherwise
+  EXPECT_EQ(ApplyCatalogClass(Shipped(), &e), ClassCheck::kCorrected);
+  EXPECT_EQ(e.line_class, LineClass::kDist);
+  EXPECT_EQ(e.component, Component::kHost);
+}
+
 TEST(EventClasses, AClassTheAgentClaimedIsTheCataloguesInstead) {
   auto ev = Scan("[ 8421.113902] NVRM: Xid (PCI:0000:18:00): 79, pid=1, GPU has fallen off the bus.\n");
   ASSERT_EQ(ev.size(), 1u);

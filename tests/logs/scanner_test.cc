@@ -7,6 +7,7 @@
 #include <random>
 
 #include "common/time.h"
+#include "learn/line_model.h"
 #include "logs/event_aggregate.h"
 #include "logs/line_prefix.h"
 #include "test_util.h"
@@ -47,11 +48,29 @@ TEST(Scanner, FallbackRulesMarkTheirEventsAndYieldToSpecificRules) {
   ASSERT_EQ(ev.size(), 2u);
   EXPECT_EQ(ev[0].rule_id, "nccl-warn-fallback");
   EXPECT_TRUE(ev[0].fallback);
-  EXPECT_EQ(ev[0].line_class, LineClass::kDist);
+  // A learned rule: the line model reads the line (never critical), here as the controller does.
+  EXPECT_EQ(ev[0].line_class, LearnedLineClass(ev[0].text, LineClass::kDist));
+  EXPECT_NE(ev[0].line_class, LineClass::kCritical);
   EXPECT_TRUE(ev[0].cascade);
   EXPECT_EQ(ev[1].rule_id, "nccl-cuda-alloc-failed");
   EXPECT_FALSE(ev[1].fallback);
   EXPECT_EQ(ev[1].line_class, LineClass::kUser);
+}
+
+// The learned catch-all gathers lines that speak of trouble in any words; the line model
+// decides, and a line it reads as noise (a launcher's notice, labelled none in the corpus,
+// pytorch#107021) gives no event, while one it reads as a worker's exit does.
+TEST(Scanner, TheLearnedCatchAllGivesAnEventOnlyWhereTheModelSeesOne) {
+  const std::string notice =
+      "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system "
+      "being overloaded, please further tune the variable for optimal performance in your application as needed.";
+  EXPECT_EQ(LineModel::Shipped().Guess(notice).line_class, LineClass::kNone);
+  auto ev = Scan(notice + "\nmpirun noticed that process rank 3 exited on signal 9\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].line, 2u);
+  EXPECT_EQ(ev[0].rule_id, "generic-unknown-line");
+  EXPECT_TRUE(ev[0].fallback);
+  EXPECT_EQ(ev[0].line_class, LineClass::kDist);
 }
 
 TEST(Scanner, SameResultAcrossChunkSizes) {

@@ -139,6 +139,16 @@ TEST(OperatorRules, FallbackFieldIsParsedAndBoundedItsValuesChecked) {
   refused("{id: bad, class: hint, component: host, priority: 5, fallback: [true], pattern: 'x'}", "fallback must be true or false");
   refused("{id: bad, class: critical, component: gpu, priority: 5, fallback: true, pattern: 'x'}", "cannot be critical");
   refused("{id: bad, class: dist, component: host, fallback: true, pattern: 'x'}", "priority 10 or less");
+  // learned: the line model decides, so only a fallback may be learned.
+  EXPECT_TRUE(load("{id: l, class: none, component: host, priority: 0, fallback: true, learned: true, pattern: 'x'}")
+                  .rules()[0]
+                  .learned);
+  EXPECT_FALSE(load("{id: p, class: hint, component: host, pattern: 'x'}").rules()[0].learned);
+  refused("{id: bad, class: hint, component: host, learned: true, pattern: 'x'}", "a learned rule must be a fallback");
+  refused("{id: bad, class: hint, component: host, priority: 5, fallback: true, learned: perhaps, pattern: 'x'}",
+          "learned must be true or false");
+  refused("{id: bad, class: xid, component: gpu, priority: 5, fallback: true, learned: true, pattern: 'Xid (?P<xid>\\d+)'}",
+          "a learned rule must be a fallback");
 }
 
 TEST(OperatorRules, AnUnlessPatternMustCompile) {

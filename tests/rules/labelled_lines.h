@@ -6,65 +6,22 @@
 // text per source, in file order; every line of a folded record gets the record's class)
 // or alone. Header-only, for tests.
 #pragma once
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/text.h"
+#include "learn/corpus_rows.h"
 #include "logs/scanner.h"
 #include "rules/line_class.h"
 
 namespace aegis::test {
 
-struct LabelledLine {
-  std::string file;  // the TSV it came from
-  std::string id, category, fatal, xid, url, line;
-  std::string label;   // the class column ("" for real-log-lines.tsv)
-  std::string reason;  // why the label (corpus files)
-};
+// A row of a corpus file (learn/corpus_rows.h reads them; the trainer of the line model too).
+using LabelledLine = CorpusRow;
 
-// Every row of the TSV at `path` (header skipped). A field the TSV writer quoted
-// CSV-style ("...""should dump""...") is unquoted, and in it `\t` stands for a tab (a
-// line with tabs could not be a TSV field); the line is otherwise byte-exact.
-inline std::vector<LabelledLine> LoadLabelled(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<LabelledLine> out;
-  std::string row;
-  std::getline(in, row);  // header
-  const std::string name = path.substr(path.find_last_of('/') + 1);
-  while (std::getline(in, row)) {
-    auto f = Split(row, '\t');
-    if (f.size() < 6) continue;
-    LabelledLine l;
-    l.file = name;
-    l.id = std::string(f[0]);
-    l.category = std::string(f[1]);
-    l.fatal = std::string(f[2]);
-    l.xid = std::string(f[3]);
-    l.url = std::string(f[4]);
-    l.line = std::string(f[5]);
-    if (f.size() > 6) l.label = std::string(f[6]);
-    if (f.size() > 7) l.reason = std::string(f[7]);
-    if (l.line.size() >= 2 && l.line.front() == '"' && l.line.back() == '"') {
-      std::string u;
-      for (size_t i = 1; i + 1 < l.line.size(); ++i) {
-        if (l.line[i] == '\\' && l.line[i + 1] == 't') {
-          u += '\t';
-          ++i;
-          continue;
-        }
-        u += l.line[i];
-        if (l.line[i] == '"' && l.line[i + 1] == '"') ++i;
-      }
-      l.line = u;
-    }
-    out.push_back(std::move(l));
-  }
-  return out;
-}
+inline std::vector<LabelledLine> LoadLabelled(const std::string& path) { return ReadCorpusRows(path); }
 
 // The classes a real-log-lines.tsv category allows (docs/formats.md): an incident's
 // category, so a line of a fatal incident may be expected critical although it is only
