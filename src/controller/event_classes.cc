@@ -2,7 +2,7 @@
 
 #include "common/text.h"
 #include "common/vocabulary.h"
-#include "learn/line_model.h"
+#include "learn/rule_reading.h"
 
 namespace aegis::controller {
 
@@ -31,18 +31,10 @@ ClassCheck ApplyCatalogClass(const Catalog& catalog, LogEvent* e) {
   LineClass line_class = e->line_class;
   Component component = e->component;
   if (!rule->inherit) {
-    line_class = rule->line_class;
-    component = ParseComponent(rule->component).value_or(Component::kHost);
-    if (rule->xid_table != Rule::XidTable::kNone) {
-      XidDecision d = catalog.ClassifyXid(rule->xid_table, number, e->text, rule->line_class, rule->component);
-      line_class = d.line_class;
-      component = ParseComponent(d.component).value_or(component);
-    }
-    if (rule->learned) {  // the line model's class for the text, as the agent's scanner gives it
-      line_class = LearnedLineClass(e->text, rule->line_class);
-      if (line_class == LineClass::kNone) line_class = LineClass::kHint;  // posted anyway: worth recording
-      component = ParseComponent(LearnedComponent(line_class, rule->line_class, rule->component)).value_or(component);
-    }
+    const RuleReading reading = ReadLineByRule(catalog, *rule, number, e->text);
+    line_class = reading.line_class;
+    component = reading.component;
+    if (rule->learned && line_class == LineClass::kNone) line_class = LineClass::kHint;  // posted anyway: worth recording
   }
   const bool agreed = line_class == e->line_class && component == e->component && e->cascade == rule->cascade &&
                       e->yields_to_user == rule->yields_to_user && e->fallback == rule->fallback &&

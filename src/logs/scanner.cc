@@ -9,7 +9,7 @@
 #include <map>
 
 #include "common/text.h"
-#include "learn/line_model.h"
+#include "learn/rule_reading.h"
 #include "logs/event_aggregate.h"
 #include "logs/line_prefix.h"
 #include "rules/catalog.h"
@@ -567,21 +567,14 @@ const LogStream::Confirmed* LogStream::ConfirmRecord() {
   if (auto r = re.match.Field("rank"); !r.empty())
     if (auto v = ParseInt(r)) c.field_rank = static_cast<int>(*v);
   c.rule_id = rule.id;
-  c.line_class = rule.line_class;
-  c.component = ParseComponent(rule.component).value_or(Component::kHost);
-  if (rule.xid_table != Rule::XidTable::kNone) {
-    if (rule.xid_table == Rule::XidTable::kXid) c.rule_id = "xid-" + std::to_string(c.xid);
-    XidDecision d = matcher_.catalog().ClassifyXid(rule.xid_table, c.xid, rec.message, rule.line_class, rule.component);
-    c.line_class = d.line_class;
-    c.component = ParseComponent(d.component).value_or(c.component);
-  }
+  if (rule.xid_table == Rule::XidTable::kXid) c.rule_id = "xid-" + std::to_string(c.xid);
   c.pci = ToLower(re.match.Field("pci"));
   c.text = SanitizeForOutput(rec.message, 1024);
-  if (rule.learned) {  // the model reads the text the controller will see (event_classes.cc)
-    c.line_class = LearnedLineClass(c.text, rule.line_class);
-    if (c.line_class == LineClass::kNone) c.matched = false;
-    c.component = ParseComponent(LearnedComponent(c.line_class, rule.line_class, rule.component)).value_or(c.component);
-  }
+  // Read from the text the controller will see, as its check does (controller/event_classes.cc).
+  const RuleReading reading = ReadLineByRule(matcher_.catalog(), rule, c.xid, c.text);
+  c.line_class = reading.line_class;
+  c.component = reading.component;
+  if (rule.learned && c.line_class == LineClass::kNone) c.matched = false;  // the model saw nothing
   return &c;
 }
 
