@@ -2,12 +2,13 @@
 # aegis-train-line-model: the same corpus gives the model the build compiled in, byte for
 # byte (one thread, a fixed seed); the held-out set is refused; a usage error is one line.
 set -uo pipefail
-: "${TRAIN:?}" "${CORPUS:?}" "${BUILT:?}"
+: "${TRAIN:?}" "${CORPUS:?}" "${TRAINED_FROM:?}" "${BUILT:?}"  # TRAINED_FROM: the build's files, :-separated
+IFS=: read -r -a trained_from <<<"$TRAINED_FROM"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 
-"$TRAIN" --out "$tmp/m.bin" --cc "$tmp/m.cc" "$CORPUS/frameworks.tsv" "$CORPUS/kernel.tsv" "$CORPUS/families.tsv" 2>"$tmp/err"
+"$TRAIN" --out "$tmp/m.bin" --cc "$tmp/m.cc" "${trained_from[@]}" 2>"$tmp/err"
 check "trains from the development files" '[ $? -eq 0 ] && [ -s "$tmp/m.bin" ] && [ -s "$tmp/m.cc" ]'
 check "the same model as the build's, byte for byte" 'cmp -s "$tmp/m.bin" "$BUILT"'
 check "the training text is removed" '[ ! -e "$tmp/m.bin.train.txt" ]'

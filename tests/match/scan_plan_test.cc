@@ -88,7 +88,7 @@ TEST(ScanPlan, CandidatesIncludeEveryRuleThatMatchesARealLine) {
   for (const auto& r : cat.rules()) res.push_back(std::make_unique<RE2>(r.pattern));
   size_t matches = 0;
   for (const char* f : {"/corpus/frameworks.tsv", "/corpus/kernel.tsv", "/corpus/families.tsv",
-                         "/corpus/heldout.tsv", "/real-log-lines.tsv"})
+                         "/corpus/collected.tsv", "/corpus/heldout.tsv", "/real-log-lines.tsv"})
     for (const auto& row : test::LoadLabelled(std::string(AEGIS_TEST_DATA) + f)) {
       const std::string msg = row.line.substr(ParseLinePrefix(row.line, 2026).message_offset);
       std::vector<CandidateLine> lines;
