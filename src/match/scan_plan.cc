@@ -2,6 +2,7 @@
 
 #include <hs/hs.h>
 
+#include <cctype>
 #include <cstdio>
 #include <map>
 
@@ -19,6 +20,49 @@ std::string ScannerPattern(std::string_view p) {
   if (s.rfind("(?i)^", 0) == 0) s.erase(4, 1);
   else if (s.rfind("^", 0) == 0) s.erase(0, 1);
   return s;
+}
+
+// A relaxed expression that opens with a word boundary before a group of words, "\b(?:warn|
+// err|...)" (generic-unknown-line's list), is scanned at about two thirds of the speed of
+// the same group after a byte that is not a word character: Vectorscan checks the
+// assertion at every byte. It is planned as that byte and the group, and, for words at the
+// very start of the text, where no byte precedes them, as the group anchored there (\A),
+// which Vectorscan tries once. The two stand for the same rule and match the same lines.
+// Only when every alternative of the group starts with a letter or a digit, where the
+// boundary means exactly "no word character before". Empty when the expression is not so.
+std::vector<std::string> WordStartExpressions(std::string_view p) {
+  std::string_view flags;
+  if (p.rfind("(?i)", 0) == 0) {
+    flags = p.substr(0, 4);
+    p.remove_prefix(4);
+  }
+  if (p.rfind("\\b(?:", 0) != 0) return {};
+  const std::string_view group = p.substr(2);  // "(?:...)..."
+  int depth = 0;
+  bool alternative_starts = true;
+  for (size_t i = 0; i < group.size(); ++i) {
+    const char c = group[i];
+    if (i == 0) {  // the group's own "(?:"
+      depth = 1;
+      i += 2;
+      continue;
+    }
+    if (alternative_starts && depth == 1 && !std::isalnum(static_cast<unsigned char>(c))) return {};
+    alternative_starts = false;
+    if (c == '\\') {
+      ++i;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth == 0) break;
+    } else if (c == '|' && depth == 1) {
+      alternative_starts = true;
+    } else if (c == '[') {
+      return {};  // a class could hold anything; keep the expression as it is
+    }
+  }
+  if (depth != 0) return {};
+  return {std::string(flags) + "[^A-Za-z0-9_]" + std::string(group), std::string(flags) + "\\A" + std::string(group)};
 }
 
 // A literal as a Vectorscan expression: every byte but letters, digits and space escaped.
@@ -60,9 +104,12 @@ ScanPlan PlanScan(const std::vector<Rule>& rules) {
   for (size_t i = 0; i < rules.size(); ++i) {
     const auto rule = static_cast<uint32_t>(i);
     const std::vector<std::string> cover = RuleCover(rules[i]);
-    if (cover.empty())
-      stand_for(ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter),
-                HS_FLAG_MULTILINE | HS_FLAG_PREFILTER, rule);
+    if (cover.empty()) {
+      const std::string relaxed = ScannerPattern(rules[i].prefilter.empty() ? rules[i].pattern : rules[i].prefilter);
+      std::vector<std::string> split = WordStartExpressions(relaxed);
+      if (split.empty()) split.push_back(relaxed);
+      for (auto& e : split) stand_for(std::move(e), HS_FLAG_MULTILINE | HS_FLAG_PREFILTER, rule);
+    }
     // Cover literals are lower case and rules compare case as they please: compared
     // without case here, the rule's own pattern decides.
     for (const auto& literal : cover) stand_for(LiteralExpression(literal), HS_FLAG_CASELESS, rule);
@@ -73,7 +120,7 @@ ScanPlan PlanScan(const std::vector<Rule>& rules) {
 std::vector<std::string> PlanKeyParts(const std::vector<Rule>& rules) {
   // The version names how PlanScan and LiteralCover decide: a change to either that
   // plans the same rules differently must change it, or processes would load old plans.
-  std::vector<std::string> parts = {"scan-plan-3", std::to_string(kMinCoverLiteral), std::to_string(HS_MODE_BLOCK)};
+  std::vector<std::string> parts = {"scan-plan-4", std::to_string(kMinCoverLiteral), std::to_string(HS_MODE_BLOCK)};
   for (const auto& r : rules) {
     parts.push_back(r.pattern);
     parts.push_back(r.prefilter);

@@ -1,6 +1,8 @@
 #include "match/scan_plan.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <hs/hs.h>
 #include <re2/re2.h>
 
@@ -53,6 +55,35 @@ TEST(ScanPlan, AnAuthoredPrefilterNamesTheLiterals) {
   const ScanPlan plan = PlanScan(cat.rules());
   EXPECT_NE(Find(plan, "link down"), nullptr);
   EXPECT_EQ(Find(plan, "mlx5\\x5fcore "), nullptr);
+}
+
+TEST(ScanPlan, AWordBoundaryBeforeAGroupOfWordsIsPlannedAsTheByteBeforeAndTheTextStart) {
+  const Catalog cat = Catalog::FromSources({{"t.yaml", R"(
+rules:
+  - {id: words, class: hint, component: host, pattern: '(?i)\b(?:warn|err|not (?:ready|found))'}
+  - {id: odd, class: hint, component: host, pattern: '\b(?:x|-y)z'}
+)"}});
+  const ScanPlan plan = PlanScan(cat.rules());
+  const ScanExpression* before = Find(plan, "(?i)[^A-Za-z0-9_](?:warn|err|not (?:ready|found))");
+  const ScanExpression* start = Find(plan, "(?i)\\A(?:warn|err|not (?:ready|found))");
+  ASSERT_NE(before, nullptr);
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(before->rules, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(start->rules, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(Find(plan, "(?i)\\b(?:warn|err|not (?:ready|found))"), nullptr);
+  // An alternative that does not start with a word character: the boundary means more.
+  EXPECT_NE(Find(plan, "\\b(?:x|-y)z"), nullptr);
+
+  // The lines the split expressions find are the lines the boundary finds.
+  const Matcher matcher(cat);
+  auto scratch = matcher.NewScratch();
+  const std::string text = "Error at the start of the text\nswarning\n[rank0]:err 3\nnode not found\nnot readyx\n";
+  std::vector<CandidateLine> lines;
+  matcher.Scan(text, scratch, lines);
+  std::vector<std::string> found;
+  for (const auto& l : lines)
+    if (std::find(l.rules.begin(), l.rules.end(), 0u) != l.rules.end()) found.push_back(text.substr(l.begin, l.end - l.begin));
+  EXPECT_EQ(found, (std::vector<std::string>{"Error at the start of the text", "[rank0]:err 3", "node not found", "not readyx"}));
 }
 
 TEST(ScanPlan, SerializedPlanReadsBack) {
