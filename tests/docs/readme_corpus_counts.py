@@ -11,6 +11,7 @@ import sys
 DEVELOPMENT = ["tests/data/corpus/frameworks.tsv", "tests/data/corpus/kernel.tsv",
                "tests/data/corpus/families.tsv", "tests/data/real-log-lines.tsv"]
 HELD_OUT = "tests/data/corpus/heldout.tsv"
+COLLECTED = "tests/data/corpus/collected.tsv"
 
 
 def rows(path):
@@ -28,10 +29,16 @@ def main():
     text = open(readme, encoding="utf-8").read()
     dev = sum(rows(os.path.join(root, p))[0] for p in DEVELOPMENT)
     held, held_sources = rows(os.path.join(root, HELD_OUT))
+    collected, collected_sources = rows(os.path.join(root, COLLECTED))
     failures = 0
     m = re.search(r"\*\*development set\*\*, ([\d,]+) lines", text)
     if not m or int(m.group(1).replace(",", "")) != dev:
         print(f"README: the development set is said to hold {m.group(1) if m else '(not found)'} lines; the files hold {dev}")
+        failures += 1
+    m = re.search(r"\*\*collected set\*\*, ([\d,]+) development lines from ([\d,]+) more sources", text)
+    if not m or int(m.group(1).replace(",", "")) != collected or int(m.group(2).replace(",", "")) != len(collected_sources):
+        said = f"{m.group(1)} lines from {m.group(2)} sources" if m else "(not found)"
+        print(f"README: the collected set is said to hold {said}; collected.tsv holds {collected} lines from {len(collected_sources)} sources")
         failures += 1
     m = re.search(r"\*\*held-out set\*\*, ([\d,]+) lines from ([\d,]+) sources", text)
     if not m or int(m.group(1).replace(",", "")) != held or int(m.group(2).replace(",", "")) != len(held_sources):

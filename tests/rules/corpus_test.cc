@@ -30,8 +30,8 @@ namespace {
 // The held-out thresholds: the scores of the last held-out scoring logged in
 // tests/data/corpus/README.md, rounded down. Only a new scoring moves them (down too,
 // when a refilled set meets the rules worse), never tuning rules to the set.
-constexpr size_t kHeldOutInContextPercent = 72;
-constexpr size_t kHeldOutAlonePercent = 72;
+constexpr size_t kHeldOutInContextPercent = 73;
+constexpr size_t kHeldOutAlonePercent = 73;
 // The collected set's score when it was added (tests/data/corpus/README.md), rounded down.
 constexpr size_t kCollectedPercent = 80;
 
