@@ -30,10 +30,10 @@ namespace {
 // The held-out thresholds: the scores of the last held-out scoring logged in
 // tests/data/corpus/README.md, rounded down. Only a new scoring moves them (down too,
 // when a refilled set meets the rules worse), never tuning rules to the set.
-constexpr size_t kHeldOutInContextPercent = 73;
-constexpr size_t kHeldOutAlonePercent = 73;
+constexpr size_t kHeldOutInContextPercent = 71;
+constexpr size_t kHeldOutAlonePercent = 71;
 // The collected set's score when it was added (tests/data/corpus/README.md), rounded down.
-constexpr size_t kCollectedPercent = 80;
+constexpr size_t kCollectedPercent = 78;
 
 std::vector<test::LabelledLine> Load(std::initializer_list<const char*> files) {
   std::vector<test::LabelledLine> all;
