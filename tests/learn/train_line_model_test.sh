@@ -15,7 +15,7 @@ check "the training text is removed" '[ ! -e "$tmp/m.bin.train.txt" ]'
 
 "$TRAIN" --out "$tmp/h.bin" --cc "$tmp/h.cc" "$CORPUS/frameworks.tsv" "$CORPUS/heldout.tsv" 2>"$tmp/err"
 rc=$?
-check "the held-out set is refused" '[ $rc -eq 2 ] && grep -q "held-out" "$tmp/err" && [ ! -e "$tmp/h.bin" ]'
+check "the held-out set is refused, before anything is written" '[ $rc -eq 2 ] && grep -q "held-out" "$tmp/err" && [ ! -e "$tmp/h.bin" ] && [ ! -e "$tmp/h.bin.train.txt" ]'
 
 "$TRAIN" --out "$tmp/x.bin" 2>"$tmp/err"
 rc=$?

@@ -61,15 +61,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "aegis: usage: aegis-train-line-model --out MODEL.bin --cc MODEL.cc CORPUS.tsv...\n");
     return 2;
   }
+  for (const auto& path : inputs)
+    if (path.find("heldout") != std::string::npos) {
+      std::fprintf(stderr, "aegis: %s is the held-out set: it never trains the model it scores\n", path.c_str());
+      return 2;
+    }
   const std::string text = out + ".train.txt";
   size_t rows = 0;
   {
     std::ofstream train(text, std::ios::binary | std::ios::trunc);
     for (const auto& path : inputs) {
-      if (path.find("heldout") != std::string::npos) {
-        std::fprintf(stderr, "aegis: %s is the held-out set: it never trains the model it scores\n", path.c_str());
-        return 2;
-      }
       const auto file_rows = aegis::ReadCorpusRows(path);
       if (file_rows.empty()) {
         std::fprintf(stderr, "aegis: %s: no rows\n", path.c_str());
